@@ -1,0 +1,155 @@
+import { existsSync } from 'node:fs';
+import dotenv from 'dotenv';
+import { z } from 'zod';
+
+/**
+ * Every setting, parsed once from the environment. Each entry documents itself:
+ * `.env.example` and the README's configuration table list the same names.
+ */
+const optionalString = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+const optionalUrl = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .pipe(z.url({ protocol: /^(https?|redis|rediss|postgres|postgresql|wss?)$/ }).optional())
+  .optional();
+const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(def);
+const flag = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
+  .optional()
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+export const configSchema = z
+  .object({
+    // LLM
+    OPENAI_API_KEY: optionalString,
+    OPENAI_BASE_URL: optionalUrl,
+    OPENAI_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
+    OPENAI_TIMEOUT_MS: int(60_000, 1_000),
+    OPENAI_MAX_RETRIES: int(2, 0, 10),
+    /** `openai` (strict JSON Schema) or `gemini` (OpenAPI subset); `auto` decides by base URL. */
+    LLM_SCHEMA_DIALECT: z.enum(['auto', 'openai', 'gemini']).default('auto'),
+    EMBEDDING_MODEL: optionalString,
+    EMBEDDING_DIMENSIONS: int(1536, 1, 16_000),
+    IMAGE_MODEL: optionalString,
+    // HTTP
+    PORT: int(3000, 0, 65_535),
+    HOST: z.string().default('0.0.0.0'),
+    API_TOKEN: optionalString,
+    // Agent
+    AGENT_MAX_STEPS: int(5, 1, 50),
+    AGENT_MAX_TOOL_CALLS: int(3, 1, 50),
+    TOOL_TIMEOUT_MS: int(10_000, 100),
+    TURN_TIMEOUT_MS: int(120_000, 1_000),
+    HISTORY_MAX_TOKENS: int(6_000, 200),
+    THREAD_TTL_DAYS: int(30, 1),
+    // State
+    REDIS_URL: optionalUrl,
+    // Data
+    DATABASE_URL: optionalUrl,
+    SUPABASE_URL: optionalUrl,
+    SUPABASE_SERVICE_ROLE_KEY: optionalString,
+    PGLITE_DIR: z.string().default('.data/pglite'),
+    PGLITE_MEMORY: flag,
+    TENANT_MODE: z.enum(['open', 'strict']).default('open'),
+    // Web search
+    TAVILY_API_KEY: optionalString,
+    TAVILY_API_URL: optionalUrl,
+    // Slack
+    SLACK_BOT_TOKEN: optionalString,
+    SLACK_SIGNING_SECRET: optionalString,
+    SLACK_APP_TOKEN: optionalString,
+    SLACK_API_URL: optionalUrl,
+    // Discord
+    DISCORD_TOKEN: optionalString,
+    DISCORD_APPLICATION_ID: optionalString,
+    DISCORD_API_URL: optionalUrl,
+    DISCORD_GUILD_ID: optionalString,
+    // Logs
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .superRefine((c, ctx) => {
+    if (c.DATABASE_URL && c.SUPABASE_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DATABASE_URL'],
+        message: 'DATABASE_URL and SUPABASE_URL are both set; choose one data source (unset the other)',
+      });
+    }
+    if (c.SUPABASE_URL && !c.SUPABASE_SERVICE_ROLE_KEY) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SUPABASE_SERVICE_ROLE_KEY'],
+        message: 'is required when SUPABASE_URL is set (Project settings → API → service_role key)',
+      });
+    }
+    if ((c.SLACK_SIGNING_SECRET || c.SLACK_APP_TOKEN) && !c.SLACK_BOT_TOKEN) {
+      ctx.addIssue({ code: 'custom', path: ['SLACK_BOT_TOKEN'], message: 'is required when Slack is configured (xoxb-…)' });
+    }
+    if (c.DISCORD_TOKEN && !c.DISCORD_APPLICATION_ID) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DISCORD_APPLICATION_ID'],
+        message: 'is required when DISCORD_TOKEN is set (Developer Portal → General Information)',
+      });
+    }
+  });
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses an environment into a Config, or throws a ConfigError naming each bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const result = configSchema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const name = issue.path.join('.') || 'environment';
+    const got = typeof issue.path[0] === 'string' ? env[issue.path[0]] : undefined;
+    const secret = /KEY|TOKEN|SECRET/.test(name);
+    const shown = got === undefined || secret ? '' : ` (got "${got.slice(0, 60)}")`;
+    return `${name}: ${issue.message}${shown}`;
+  });
+  throw new ConfigError(problems);
+}
+
+/** The LLM must be reachable somehow: a key for a hosted API, or a base URL (Ollama, vLLM). */
+export function requireLlm(config: Config): void {
+  if (!config.OPENAI_API_KEY && !config.OPENAI_BASE_URL) {
+    throw new ConfigError([
+      'OPENAI_API_KEY / OPENAI_BASE_URL: no LLM is configured. Set OPENAI_API_KEY (OpenAI, Gemini, Fireworks…) ' +
+        'and, for a non-OpenAI endpoint, OPENAI_BASE_URL (e.g. http://localhost:11434/v1 for Ollama).',
+    ]);
+  }
+}
+
+/** Reads `.env` when present, then the process environment (which wins). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  if (existsSync('.env')) dotenv.config({ path: '.env', quiet: true });
+  return parseConfig(env);
+}
+
+/** For entry points: print a ConfigError plainly and exit 2; never a stack trace. */
+export function exitOnConfigError(err: unknown): never {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    console.error('See .env.example and the README\'s configuration table.');
+    process.exit(2);
+  }
+  throw err;
+}
+
+export function schemaDialect(config: Config): 'openai' | 'gemini' {
+  if (config.LLM_SCHEMA_DIALECT !== 'auto') return config.LLM_SCHEMA_DIALECT;
+  return config.OPENAI_BASE_URL?.includes('generativelanguage.googleapis.com') ? 'gemini' : 'openai';
+}

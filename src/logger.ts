@@ -1,0 +1,52 @@
+import { pino, type Logger } from 'pino';
+
+export type { Logger };
+
+/** Paths whose values never reach a log line, whatever level. */
+export const REDACT_PATHS = [
+  '*.apiKey',
+  '*.token',
+  '*.authorization',
+  '*.password',
+  '*.secret',
+  'config.OPENAI_API_KEY',
+  'config.SUPABASE_SERVICE_ROLE_KEY',
+  'config.SLACK_BOT_TOKEN',
+  'config.SLACK_SIGNING_SECRET',
+  'config.SLACK_APP_TOKEN',
+  'config.DISCORD_TOKEN',
+  'config.TAVILY_API_KEY',
+  'config.API_TOKEN',
+  'req.headers.authorization',
+  'headers.authorization',
+];
+
+export function createLogger(level = 'info', destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { app: 'switchboard' },
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      // Stacks only at debug: an info line carries the error's name and message.
+      serializers: {
+        err: (err: unknown) => {
+          if (!(err instanceof Error)) return { message: String(err) };
+          const out: Record<string, unknown> = { type: err.name, message: scrubSecrets(err.message) };
+          if (level === 'debug' || level === 'trace') out.stack = err.stack;
+          return out;
+        },
+      },
+    },
+    destination,
+  );
+}
+
+/** Removes things that look like credentials from free text (error messages from SDKs). */
+export function scrubSecrets(text: string): string {
+  return text
+    .replace(/\b(sk|xox[abposr]|xapp|tvly)-[A-Za-z0-9-_]{6,}/g, '$1-[redacted]')
+    .replace(/Bearer\s+[A-Za-z0-9._~+/-]+=*/gi, 'Bearer [redacted]')
+    .replace(/\b[A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}\b/g, '[redacted-discord-token]');
+}
+
+export const silentLogger = (): Logger => pino({ level: 'silent' });

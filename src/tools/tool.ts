@@ -1,0 +1,80 @@
+import type { z } from 'zod';
+import type { LlmClient } from '../agent/llm-types.js';
+import type { ThreadState } from '../agent/thread-state.js';
+import type { IncomingMessage, TurnEvent } from '../agent/types.js';
+import type { DataPort, Tenant } from '../data/port.js';
+import type { Logger } from '../logger.js';
+import type { Block } from '../reply/model.js';
+
+/** What a tool may know while it decides whether to be offered, and with which schema. */
+export interface OfferContext {
+  tenant: Tenant;
+  state: ThreadState;
+  data: DataPort;
+  log: Logger;
+}
+
+export interface ToolContext extends OfferContext {
+  message: IncomingMessage;
+  llm: LlmClient;
+  signal: AbortSignal;
+  now: () => Date;
+  /** Emits a tool-specific event into the turn's stream (e.g. `web_search`). */
+  emit: (event: Extract<TurnEvent, { type: 'tool_event' }>) => void;
+}
+
+export interface ToolOutput {
+  /** What the model reads as the tool's result. Keep it short: it costs tokens every step. */
+  content: string;
+  /** A one-line status for progress displays ("12 campaigns"). Defaults to the first line of content. */
+  summary?: string;
+  /** Blocks added to the user's reply. */
+  blocks?: Block[];
+  /** For a terminal tool: the reply text that ends the turn. */
+  text?: string;
+  /** Structured data for API clients (merged into the turn's `done.data`). */
+  data?: Record<string, unknown>;
+}
+
+/**
+ * One tool, one definition: its schema is the single source of truth for the JSON Schema
+ * the model sees and for validating the model's arguments.
+ */
+export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
+  name: string;
+  /** A short human title for progress displays ("Searching campaigns"). */
+  title: string;
+  description: string;
+  input: S;
+  /**
+   * Narrows the input schema for this thread (e.g. an enum of not-yet-fetched ids).
+   * Must return a schema whose parse output is assignable to `input`'s.
+   */
+  inputFor?: (ctx: OfferContext) => Promise<z.ZodObject> | z.ZodObject;
+  output?: z.ZodType;
+  /** Whether to offer the tool on this step. Default: always. */
+  offer?: (ctx: OfferContext) => Promise<boolean> | boolean;
+  /** Text the tool contributes to the system context of later steps (from thread state). */
+  context?: (ctx: OfferContext) => Promise<string | undefined> | string | undefined;
+  /** An emit tool: its validated arguments end the loop. */
+  terminal?: boolean;
+  timeoutMs?: number;
+  run: (input: z.infer<S>, ctx: ToolContext) => Promise<ToolOutput>;
+}
+
+/** A failure the model can fix (bad id, missing field): its message goes back to the model. */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
+
+/** Keeps the schema's type when declaring a tool. */
+export function defineTool<S extends z.ZodObject>(def: ToolDefinition<S>): ToolDefinition<S> {
+  return def;
+}
+
+/** A tool with its input type erased, as the registry stores it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- run() input is validated by `input` at runtime; the registry holds tools of many input types.
+export type AnyTool = ToolDefinition<any>;

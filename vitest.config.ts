@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Suites share one Postgres and one Redis; files run in parallel but use their own
+    // schemas / key prefixes.
+    pool: 'forks',
+  },
+});

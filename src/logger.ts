@@ -44,6 +44,8 @@ export function createLogger(level = 'info', destination?: pino.DestinationStrea
 /** Removes things that look like credentials from free text (error messages from SDKs). */
 export function scrubSecrets(text: string): string {
   return text
+    .replace(/\b(password|passwd|pwd|secret|token|api[_-]?key)\s*[=:]\s*[^\s&,;]+/gi, '$1=[redacted]')
+    .replace(/(\w+:\/\/[^:/@\s]+):[^@\s]+@/g, '$1:[redacted]@')
     .replace(/\b(sk|xox[abposr]|xapp|tvly)-[A-Za-z0-9-_]{6,}/g, '$1-[redacted]')
     .replace(/Bearer\s+[A-Za-z0-9._~+/-]+=*/gi, 'Bearer [redacted]')
     .replace(/\b[A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}\b/g, '[redacted-discord-token]');

@@ -30,6 +30,8 @@ export interface ToolOutput {
   summary?: string;
   /** Blocks added to the user's reply. */
   blocks?: Block[];
+  /** Blocks under the same key replace earlier ones in the turn (default: the tool's name). */
+  blocksKey?: string;
   /** For a terminal tool: the reply text that ends the turn. */
   text?: string;
   /** Structured data for API clients (merged into the turn's `done.data`). */

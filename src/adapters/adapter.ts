@@ -1,0 +1,25 @@
+import type { Switchboard } from '../app.js';
+import type { NodeRoute } from './http/server.js';
+
+/** A chat platform connection (Slack, Discord): started by main when its credentials are set. */
+export interface PlatformAdapter {
+  name: string;
+  /** HTTP routes it needs on the shared server (e.g. `/slack/events`). */
+  routes?: NodeRoute[];
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds the adapters whose credentials are configured. Platform SDKs are imported only
+ * when needed: discord.js alone costs about a second of start-up.
+ */
+export async function configuredAdapters(sb: Switchboard): Promise<PlatformAdapter[]> {
+  const adapters: PlatformAdapter[] = [];
+  if (sb.config.DISCORD_TOKEN) {
+    const { createDiscordAdapter } = await import('./discord/index.js');
+    const discord = createDiscordAdapter(sb);
+    if (discord) adapters.push(discord);
+  }
+  return adapters;
+}

@@ -1,0 +1,161 @@
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { streamSSE } from 'hono/streaming';
+import { z } from 'zod';
+import type { Agent } from '../../agent/agent.js';
+import type { ErrorCode, IncomingMessage, ToolCallRecord, TurnEvent, Usage } from '../../agent/types.js';
+import type { Logger } from '../../logger.js';
+import type { Block } from '../../reply/model.js';
+
+const chatRequest = z.object({
+  message: z.string().max(20_000, 'message is longer than 20,000 characters').optional(),
+  threadId: z.string().trim().min(1).max(200).regex(/^[\w.:-]+$/, 'threadId may hold letters, digits and _ . : -').optional(),
+  userId: z.string().trim().min(1).max(200).optional(),
+  /** A button from an earlier reply's blocks (e.g. `campaigns.more`). */
+  action: z.object({ id: z.string().min(1).max(100), value: z.string().max(2_000).optional() }).optional(),
+});
+
+const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+  bad_request: 400,
+  tenant_not_configured: 403,
+  llm_unavailable: 502,
+  llm_error: 502,
+  turn_timeout: 504,
+  internal: 500,
+};
+
+export interface HttpAppOptions {
+  agent: Agent;
+  log: Logger;
+  apiToken?: string;
+  /** Extra health facts (adapters connected, data source). */
+  health?: () => Record<string, unknown>;
+}
+
+/** `POST /api/chat` (JSON or SSE) and `GET /healthz`. */
+export function createHttpApp({ agent, log, apiToken, health }: HttpAppOptions): Hono {
+  const app = new Hono();
+
+  app.get('/healthz', (c) => c.json({ ok: true, ...health?.() }));
+
+  app.use('/api/*', async (c, next) => {
+    if (apiToken && !bearerMatches(c.req.header('authorization'), apiToken)) {
+      return c.json(errorBody('unauthorized', 'Missing or wrong bearer token (API_TOKEN).'), 401);
+    }
+    return next();
+  });
+
+  app.post('/api/chat', async (c) => {
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      return c.json(errorBody('bad_request', 'The request body must be JSON: { "message": "…" }.'), 400);
+    }
+    const parsed = chatRequest.safeParse(body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return c.json(errorBody('bad_request', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`), 400);
+    }
+    const req = parsed.data;
+    if (!req.action && !req.message?.trim()) {
+      return c.json(errorBody('bad_request', 'message is required (a non-empty string).'), 400);
+    }
+    const threadId = req.threadId ?? randomUUID();
+    const message: IncomingMessage = {
+      platform: 'http',
+      workspaceId: 'default',
+      channelId: 'api',
+      threadId,
+      messageId: randomUUID(),
+      userId: req.userId ?? 'api',
+      isDirect: true,
+      text: req.message ?? '',
+      ...(req.action ? { action: req.action } : {}),
+    };
+
+    if (c.req.header('accept')?.includes('text/event-stream')) {
+      return streamSSE(c, async (stream) => {
+        const abort = new AbortController();
+        stream.onAbort(() => abort.abort());
+        await stream.writeSSE({ event: 'thread', data: JSON.stringify({ threadId }) });
+        for await (const event of agent.handle(message, abort.signal)) {
+          const name = event.type === 'tool_event' ? event.name : event.type;
+          await stream.writeSSE({ event: name, data: JSON.stringify(sseData(event)) });
+        }
+      });
+    }
+
+    const collected = await collectTurn(agent.handle(message, c.req.raw.signal));
+    if (collected.error) {
+      log.warn({ code: collected.error.code, threadId }, 'chat request failed');
+      return c.json(errorBody(collected.error.code, collected.error.message), STATUS[collected.error.code]);
+    }
+    return c.json({
+      threadId,
+      response: collected.text,
+      blocks: collected.blocks.map(serializeBlock),
+      toolCalls: collected.toolCalls.map(({ tool, arguments: args, ok, summary, latencyMs }) => ({ tool, arguments: args, ok, summary, latencyMs })),
+      usage: collected.usage,
+      ...collected.data,
+    });
+  });
+
+  app.notFound((c) => c.json(errorBody('not_found', `No route for ${c.req.method} ${c.req.path}.`), 404));
+  app.onError((err, c) => {
+    log.error({ err }, 'http handler failed');
+    return c.json(errorBody('internal', 'Internal error. It has been logged.'), 500);
+  });
+  return app;
+}
+
+export interface CollectedTurn {
+  text: string;
+  blocks: Block[];
+  toolCalls: ToolCallRecord[];
+  usage: Usage;
+  data: Record<string, unknown>;
+  error?: { code: ErrorCode; message: string };
+}
+
+export async function collectTurn(events: AsyncIterable<TurnEvent>): Promise<CollectedTurn> {
+  const out: CollectedTurn = { text: '', blocks: [], toolCalls: [], usage: { promptTokens: 0, completionTokens: 0 }, data: {} };
+  for await (const e of events) {
+    if (e.type === 'reply') {
+      out.text = e.reply.text;
+      out.blocks = e.reply.blocks;
+    } else if (e.type === 'done') {
+      out.usage = e.usage;
+      out.toolCalls = e.toolCalls;
+      out.data = e.data;
+    } else if (e.type === 'error') {
+      out.error = { code: e.code, message: e.message };
+    }
+  }
+  return out;
+}
+
+/** Files travel as base64 in JSON. */
+export function serializeBlock(block: Block): unknown {
+  if (block.type !== 'file') return block;
+  const { data, ...file } = block.file;
+  return { type: 'file', file: { ...file, size: data.byteLength, base64: Buffer.from(data).toString('base64') } };
+}
+
+function sseData(event: TurnEvent): unknown {
+  if (event.type === 'tool_event') return event.data;
+  if (event.type === 'reply') return { ...event.reply, blocks: event.reply.blocks.map(serializeBlock) };
+  const { type: _type, ...rest } = event;
+  return rest;
+}
+
+function errorBody(code: string, message: string) {
+  return { error: { code, message } };
+}
+
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = Buffer.from(header?.replace(/^Bearer\s+/i, '') ?? '');
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}

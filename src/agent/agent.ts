@@ -1,0 +1,231 @@
+import type { Config } from '../config.js';
+import type { DataPort, Tenant } from '../data/port.js';
+import type { Logger } from '../logger.js';
+import type { Reply } from '../reply/model.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { createEventChannel } from './event-channel.js';
+import { trimHistory } from './history.js';
+import { LlmError, type LlmClient } from './llm-types.js';
+import { ThreadLockTimeoutError } from './thread-lock.js';
+import { runLoop, type LoopResult } from './loop.js';
+import { systemPrompt } from './prompts.js';
+import { threadKey, type ThreadState } from './thread-state.js';
+import { UserFacingError, type IncomingMessage, type TurnEvent } from './types.js';
+
+/** What a turn's helpers (actions, commands) may use. */
+export interface TurnScope {
+  message: IncomingMessage;
+  tenant: Tenant;
+  state: ThreadState;
+  data: DataPort;
+  llm: LlmClient;
+  log: Logger;
+  now: () => Date;
+}
+
+/** A button click either answers directly (paging: no model call) or becomes the user's next message. */
+export type ActionResult = { reply: Reply } | { message: string };
+export type ActionHandler = (action: { id: string; value?: string }, scope: TurnScope) => Promise<ActionResult>;
+/** A slash command becomes a message, optionally after entering a mode (set `scope.state.mode`). */
+export type CommandHandler = (options: Record<string, string>, scope: TurnScope) => Promise<ActionResult>;
+
+/** A mode narrows the loop: its own system prompt and tools, optionally ending only by an emit tool. */
+export interface ModeDefinition {
+  system: (scope: TurnScope) => string;
+  tools: readonly string[];
+  maxSteps?: number;
+  /** Tool calls the mode may make in one turn (its emit calls included); default AGENT_MAX_TOOL_CALLS. */
+  maxToolCalls?: number;
+  requireTerminal?: { nudge: string; giveUp: string };
+  /** Called after the mode's loop ends (keep or leave the mode, adjust the reply). */
+  after?: (result: LoopResult, scope: TurnScope) => Promise<void> | void;
+}
+
+export interface AgentExtension {
+  /** Keyed by the action id up to its first '.', e.g. `campaigns` for `campaigns.more`. */
+  actions?: Record<string, ActionHandler>;
+  commands?: Record<string, CommandHandler>;
+  modes?: Record<string, ModeDefinition>;
+}
+
+export interface ThreadStoreLike {
+  load(key: string): Promise<ThreadState>;
+  save(state: ThreadState): Promise<void>;
+}
+export interface ThreadLockLike {
+  /** `fn` gets a signal that aborts if the lock is lost (another replica took the lease). */
+  runExclusive<T>(key: string, fn: (lockLost: AbortSignal) => Promise<T>): Promise<T>;
+}
+
+export interface AgentDeps {
+  config: Pick<Config, 'AGENT_MAX_STEPS' | 'AGENT_MAX_TOOL_CALLS' | 'TOOL_TIMEOUT_MS' | 'TURN_TIMEOUT_MS' | 'HISTORY_MAX_TOKENS' | 'TENANT_MODE'>;
+  llm: LlmClient;
+  registry: ToolRegistry;
+  data: DataPort;
+  store: ThreadStoreLike;
+  lock: ThreadLockLike;
+  log: Logger;
+  now?: () => Date;
+  extensions?: AgentExtension[];
+}
+
+export interface Agent {
+  /** Runs one turn; events stream as it works and end with `done` or `error`. */
+  handle(message: IncomingMessage, signal?: AbortSignal): AsyncIterable<TurnEvent>;
+}
+
+const MAX_TOOL_ERRORS = 3;
+
+export function createAgent(deps: AgentDeps): Agent {
+  const { config, llm, registry, data, store, lock, log } = deps;
+  const now = deps.now ?? (() => new Date());
+  const ext = mergeExtensions(deps.extensions ?? []);
+  ext.commands.ask ??= async (options) => ({ message: options.question ?? options.text ?? '' });
+  ext.actions.suggest ??= async (action) => ({ message: action.value ?? '' });
+
+  async function tenantFor(message: IncomingMessage): Promise<Tenant> {
+    const mapped = message.workspaceId === 'default' ? null : await data.resolveTenant(message.platform, message.workspaceId);
+    if (mapped) return mapped;
+    if (config.TENANT_MODE === 'strict' && (message.platform === 'slack' || message.platform === 'discord')) {
+      const place = message.platform === 'slack' ? 'workspace' : 'server';
+      throw new UserFacingError('tenant_not_configured', `This ${place} is not set up for Switchboard yet. Ask your Switchboard admin to add it.`);
+    }
+    return data.defaultTenant();
+  }
+
+  /** `turnSignal` reports the signal the turn ran under, so a timeout can be told from other aborts. */
+  async function turn(
+    message: IncomingMessage,
+    emit: (e: TurnEvent) => void,
+    outer: AbortSignal | undefined,
+    turnSignal: (s: AbortSignal) => void,
+  ): Promise<void> {
+    const tenant = await tenantFor(message);
+    const key = threadKey(message, tenant.id);
+    const turnLog = log.child({ thread: key, platform: message.platform, messageId: message.messageId });
+    await lock.runExclusive(key, async (lockLost) => {
+      // The turn's clock starts once it holds the thread: waiting behind an earlier turn is not its time.
+      const signal = AbortSignal.any([lockLost, AbortSignal.timeout(config.TURN_TIMEOUT_MS), ...(outer ? [outer] : [])]);
+      turnSignal(signal);
+      const state = await store.load(key);
+      const scope: TurnScope = { message, tenant, state, data, llm, log: turnLog, now };
+      try {
+        const text = await resolveText(message, scope, emit);
+        if (text === undefined) return; // answered directly (paging)
+        let mode = state.mode ? ext.modes[state.mode.name] : undefined;
+        const loopIn = (m: ModeDefinition | undefined) =>
+          runLoop({
+            llm,
+            registry,
+            messages: [
+              { role: 'system', content: m ? m.system(scope) : systemPrompt(tenant, message, now()) },
+              ...trimHistory(state.history, config.HISTORY_MAX_TOKENS),
+              { role: 'user', content: text },
+            ],
+            ctx: { tenant, state, data, log: turnLog, message, llm, now },
+            limits: {
+              maxSteps: m?.maxSteps ?? config.AGENT_MAX_STEPS,
+              maxToolCalls: m?.maxToolCalls ?? config.AGENT_MAX_TOOL_CALLS,
+              toolTimeoutMs: config.TOOL_TIMEOUT_MS,
+              maxToolErrors: MAX_TOOL_ERRORS,
+            },
+            signal,
+            emit,
+            log: turnLog,
+            only: m?.tools,
+            requireTerminal: m?.requireTerminal,
+          });
+        emit({ type: 'status', text: 'Thinking…' });
+        let result = await loopIn(mode);
+        // A terminal tool entered a mode (e.g. `start_quote`): the same message continues in it.
+        const entered = !mode && result.ended === 'terminal' && state.mode ? ext.modes[state.mode.name] : undefined;
+        if (entered) {
+          const routing = result;
+          mode = entered;
+          result = await loopIn(entered);
+          result.usage = {
+            promptTokens: routing.usage.promptTokens + result.usage.promptTokens,
+            completionTokens: routing.usage.completionTokens + result.usage.completionTokens,
+          };
+          result.toolCalls = [...routing.toolCalls, ...result.toolCalls];
+          result.data = { ...routing.data, ...result.data };
+        }
+        if (result.ended === 'no_terminal' && mode?.requireTerminal) result.text = mode.requireTerminal.giveUp;
+        await mode?.after?.(result, scope);
+        state.history = trimHistory([...state.history, { role: 'user', content: text }, ...result.added], config.HISTORY_MAX_TOKENS);
+        emit({ type: 'reply', reply: { text: result.text, blocks: result.blocks } });
+        emit({ type: 'done', usage: result.usage, toolCalls: result.toolCalls, data: result.data });
+      } finally {
+        // Tool state gathered before a failure is kept ("nothing lost").
+        await store.save(state);
+      }
+    });
+  }
+
+  async function resolveText(message: IncomingMessage, scope: TurnScope, emit: (e: TurnEvent) => void): Promise<string | undefined> {
+    let outcome: ActionResult = { message: message.text };
+    if (message.action) {
+      const handler = ext.actions[message.action.id.split('.', 1)[0] ?? ''];
+      if (!handler) throw new UserFacingError('bad_request', 'That button is no longer available. Ask me again in the thread.');
+      outcome = await handler(message.action, scope);
+    } else if (message.command) {
+      const handler = ext.commands[message.command.name];
+      if (!handler) throw new UserFacingError('bad_request', `Unknown command /${message.command.name}.`);
+      outcome = await handler(message.command.options, scope);
+    }
+    if ('reply' in outcome) {
+      emit({ type: 'reply', reply: outcome.reply });
+      emit({ type: 'done', usage: { promptTokens: 0, completionTokens: 0 }, toolCalls: [], data: {} });
+      return undefined;
+    }
+    const text = outcome.message.trim();
+    if (!text) throw new UserFacingError('bad_request', 'Your message was empty. What would you like to know?');
+    return text;
+  }
+
+  return {
+    handle(message, outer) {
+      const channel = createEventChannel<TurnEvent>();
+      let signal: AbortSignal | undefined;
+      turn(message, (e) => channel.push(e), outer, (s) => (signal = s))
+        .catch((err: unknown) => {
+          const safe = toUserError(err, signal);
+          const level = safe.code === 'internal' ? 'error' : 'warn';
+          log[level]({ err, code: safe.code, platform: message.platform, messageId: message.messageId }, 'turn failed');
+          channel.push({ type: 'error', code: safe.code, message: safe.message });
+        })
+        .finally(() => channel.close());
+      return channel;
+    },
+  };
+}
+
+function toUserError(err: unknown, signal: AbortSignal | undefined): UserFacingError {
+  if (err instanceof UserFacingError) return err;
+  if (signal?.aborted && signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError') {
+    return new UserFacingError('turn_timeout', 'That took too long and I stopped working on it. Try a narrower question.');
+  }
+  if (err instanceof ThreadLockTimeoutError) {
+    return new UserFacingError('turn_timeout', 'I am still working on an earlier message in this thread. Please wait for that answer and try again.');
+  }
+  if (err instanceof LlmError) {
+    if (err.kind === 'unreachable' || err.kind === 'timeout' || err.kind === 'server') {
+      return new UserFacingError('llm_unavailable', 'I can’t reach the language model right now. Please try again in a minute.');
+    }
+    if (err.kind === 'rate_limited') return new UserFacingError('llm_unavailable', 'The language model is rate-limiting us. Please try again in a minute.');
+    if (err.kind === 'auth') return new UserFacingError('llm_error', 'The language model rejected our credentials. An admin needs to check OPENAI_API_KEY.');
+    if (err.kind === 'aborted') return new UserFacingError('turn_timeout', 'This request was cancelled before it finished.');
+    return new UserFacingError('llm_error', 'The language model could not handle that request. Try rephrasing it.');
+  }
+  return new UserFacingError('internal', 'Something went wrong on my side while answering. The error has been logged.');
+}
+
+function mergeExtensions(list: AgentExtension[]): Required<AgentExtension> {
+  const out: Required<AgentExtension> = { actions: {}, commands: {}, modes: {} };
+  for (const e of list) {
+    Object.assign(out.actions, e.actions);
+    Object.assign(out.commands, e.commands);
+    Object.assign(out.modes, e.modes);
+  }
+  return out;
+}

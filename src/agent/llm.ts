@@ -1,0 +1,289 @@
+import OpenAI, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  type ClientOptions,
+} from 'openai';
+import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import { requireLlm, type Config } from '../config.js';
+import { scrubSecrets, type Logger } from '../logger.js';
+import { LlmError, type Completion, type CompletionRequest, type LlmClient } from './llm-types.js';
+import { StreamAssembler } from './stream-assembler.js';
+
+const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+/** Local servers (Ollama, vLLM, LM Studio) ignore the key, but the SDK insists on one. */
+const PLACEHOLDER_API_KEY = 'not-needed';
+/** Well under every provider's per-request input limit (Gemini's is 100). */
+const EMBEDDING_BATCH_SIZE = 96;
+
+type OpenAILogger = NonNullable<ClientOptions['logger']>;
+
+/** An OpenAI-compatible chat and embeddings client. Throws a ConfigError when no LLM is configured. */
+export function createLlmClient(config: Config, log: Logger): LlmClient {
+  requireLlm(config);
+  const apiKey = config.OPENAI_API_KEY ?? PLACEHOLDER_API_KEY;
+  const baseURL = config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL;
+  const llmLog = log.child({ component: 'llm' });
+  const openai = new OpenAI({
+    apiKey,
+    // Explicit, so the SDK never falls back to process.env behind the config's back.
+    baseURL,
+    timeout: config.OPENAI_TIMEOUT_MS,
+    maxRetries: config.OPENAI_MAX_RETRIES,
+    logger: sdkLogger(llmLog, apiKey),
+    logLevel: 'warn',
+  });
+  const fail = (err: unknown): LlmError => toLlmError(err, { apiKey, baseURL });
+  const embedder = new Embedder(openai, config, fail);
+
+  return {
+    model: config.OPENAI_MODEL,
+    async complete(req) {
+      const started = Date.now();
+      try {
+        const completion = await streamCompletion(openai, config, req);
+        llmLog.debug(
+          { finishReason: completion.finishReason, usage: completion.usage, ms: Date.now() - started },
+          'completion done',
+        );
+        return completion;
+      } catch (err) {
+        // The caller's own onText failed: not an LLM problem, so hand it back untouched.
+        if (err instanceof CallbackError) throw err.cause;
+        // Once the caller has cancelled, whatever broke on the way out is just the cancellation.
+        if (req.signal?.aborted) throw new LlmError('aborted', 'the LLM request was cancelled', undefined, { cause: err });
+        throw fail(err);
+      }
+    },
+    embed: (texts, signal) => embedder.embed(texts, signal),
+  };
+}
+
+export function buildChatParams(model: string, req: CompletionRequest): ChatCompletionCreateParamsStreaming {
+  const params: ChatCompletionCreateParamsStreaming = {
+    model,
+    messages: req.messages,
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  // Several providers reject an empty `tools` array, and `tool_choice` without tools.
+  if (req.tools && req.tools.length > 0) {
+    params.tools = req.tools;
+    params.tool_choice = req.toolChoice ?? 'auto';
+  }
+  if (req.temperature !== undefined) params.temperature = req.temperature;
+  // `max_tokens`, not `max_completion_tokens`: compatible endpoints mostly know only the former.
+  if (req.maxTokens !== undefined) params.max_tokens = req.maxTokens;
+  return params;
+}
+
+async function streamCompletion(openai: OpenAI, config: Config, req: CompletionRequest): Promise<Completion> {
+  if (req.signal?.aborted) throw new LlmError('aborted', 'the LLM request was cancelled');
+  // The SDK's timeout stops at the response headers; this one also covers a stream that stalls.
+  const idle = new IdleTimer(config.OPENAI_TIMEOUT_MS);
+  const signal = req.signal ? AbortSignal.any([req.signal, idle.signal]) : idle.signal;
+  try {
+    const stream = await openai.chat.completions.create(buildChatParams(config.OPENAI_MODEL, req), { signal });
+    const assembler = new StreamAssembler(req.onText && guardCallback(req.onText));
+    idle.start();
+    for await (const chunk of stream) {
+      idle.start();
+      assembler.push(chunk);
+    }
+    // The SDK ends the iteration quietly when its signal fires, so look for the reason here.
+    if (req.signal?.aborted) throw new LlmError('aborted', 'the LLM request was cancelled');
+    if (idle.fired) throw stalledError(config.OPENAI_TIMEOUT_MS);
+    return assembler.result();
+  } catch (err) {
+    if (idle.fired && !req.signal?.aborted) throw stalledError(config.OPENAI_TIMEOUT_MS);
+    throw err;
+  } finally {
+    idle.stop();
+  }
+}
+
+/** Marks an exception thrown by the caller's callback, so it is not mistaken for an LLM failure. */
+class CallbackError extends Error {
+  constructor(cause: unknown) {
+    super('onText failed', { cause });
+  }
+}
+
+function guardCallback(onText: (delta: string) => void): (delta: string) => void {
+  return (delta) => {
+    try {
+      onText(delta);
+    } catch (err) {
+      throw new CallbackError(err);
+    }
+  };
+}
+
+function stalledError(ms: number): LlmError {
+  return new LlmError('timeout', `the LLM stream sent nothing for ${ms} ms`);
+}
+
+/** Aborts its signal when `start()` is not called again within `ms`. */
+class IdleTimer {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  fired = false;
+
+  constructor(private readonly ms: number) {}
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  start(): void {
+    this.stop();
+    this.timer = setTimeout(() => {
+      this.fired = true;
+      this.controller.abort();
+    }, this.ms);
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+class Embedder {
+  /** Cleared once an endpoint says it does not take `dimensions` (e.g. text-embedding-ada-002). */
+  private sendDimensions = true;
+
+  constructor(
+    private readonly openai: OpenAI,
+    private readonly config: Config,
+    private readonly fail: (err: unknown) => LlmError,
+  ) {}
+
+  async embed(texts: string[], signal?: AbortSignal): Promise<number[][]> {
+    const model = this.config.EMBEDDING_MODEL;
+    if (!model) throw new LlmError('bad_request', 'EMBEDDING_MODEL is not set');
+    const vectors: number[][] = [];
+    for (let i = 0; i < texts.length; i += EMBEDDING_BATCH_SIZE) {
+      vectors.push(...(await this.embedBatch(model, texts.slice(i, i + EMBEDDING_BATCH_SIZE), signal)));
+    }
+    return vectors;
+  }
+
+  private async embedBatch(model: string, texts: string[], signal?: AbortSignal): Promise<number[][]> {
+    let vectors: number[][];
+    try {
+      vectors = await this.request(model, texts, signal);
+    } catch (err) {
+      const error = this.fail(err);
+      if (!(this.sendDimensions && error.kind === 'bad_request' && /dimension/i.test(error.message))) throw error;
+      this.sendDimensions = false;
+      vectors = await this.request(model, texts, signal).catch((retryErr: unknown) => {
+        throw this.fail(retryErr);
+      });
+    }
+    this.checkShape(vectors, texts.length);
+    return vectors;
+  }
+
+  private async request(model: string, texts: string[], signal?: AbortSignal): Promise<number[][]> {
+    const response = await this.openai.embeddings.create(
+      {
+        model,
+        // OpenAI rejects an empty string outright, failing the whole batch.
+        input: texts.map((t) => (t.trim() === '' ? ' ' : t)),
+        ...(this.sendDimensions ? { dimensions: this.config.EMBEDDING_DIMENSIONS } : {}),
+        // Without it the SDK asks for base64, which several compatible endpoints ignore.
+        encoding_format: 'float',
+      },
+      { signal },
+    );
+    return [...response.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
+  }
+
+  /** A wrong vector size would only fail later, inside the database; say so now. */
+  private checkShape(vectors: number[][], expected: number): void {
+    if (vectors.length !== expected) {
+      throw new LlmError('server', `the embeddings endpoint returned ${vectors.length} vectors for ${expected} inputs`);
+    }
+    const wanted = this.config.EMBEDDING_DIMENSIONS;
+    const wrong = vectors.find((v) => v.length !== wanted);
+    if (wrong) {
+      throw new LlmError(
+        'bad_request',
+        `${this.config.EMBEDDING_MODEL} returned ${wrong.length}-dimensional vectors but EMBEDDING_DIMENSIONS is ${wanted}`,
+      );
+    }
+  }
+}
+
+interface ErrorContext {
+  apiKey: string;
+  baseURL: string;
+}
+
+/** Maps whatever the SDK threw to an LlmError whose message is safe to log. */
+export function toLlmError(err: unknown, ctx: ErrorContext): LlmError {
+  if (err instanceof LlmError) return err;
+  const clean = (text: string) => redact(text, ctx.apiKey);
+  const detail = clean(err instanceof Error ? err.message : String(err));
+  const options = { cause: err };
+  // Order matters: the timeout and abort errors are subclasses of the broader ones.
+  if (err instanceof APIUserAbortError || isAbortError(err)) {
+    return new LlmError('aborted', 'the LLM request was cancelled', undefined, options);
+  }
+  if (err instanceof APIConnectionTimeoutError) {
+    return new LlmError('timeout', `the LLM at ${ctx.baseURL} did not answer in time`, undefined, options);
+  }
+  if (err instanceof APIConnectionError) {
+    const reason = clean(rootCause(err).message);
+    return new LlmError('unreachable', `cannot reach the LLM at ${ctx.baseURL} (${reason})`, undefined, options);
+  }
+  // The SDK's message already starts with the status, which our label repeats.
+  if (err instanceof APIError) return fromStatus(err.status, detail.replace(/^\d{3} /, ''), options);
+  if (err instanceof TypeError && /terminated|fetch failed|socket|ECONN/i.test(`${err.message} ${String(err.cause)}`)) {
+    return new LlmError('unreachable', `the connection to the LLM broke: ${detail}`, undefined, options);
+  }
+  return new LlmError('server', `unexpected LLM failure: ${detail}`, undefined, options);
+}
+
+function fromStatus(status: number | undefined, detail: string, options: { cause: unknown }): LlmError {
+  const kind = statusKind(status);
+  const label = status === undefined ? 'the LLM stream reported an error' : `the LLM answered ${status}`;
+  return new LlmError(kind, `${label}: ${detail}`, status, options);
+}
+
+function statusKind(status: number | undefined): LlmError['kind'] {
+  if (status === undefined) return 'server'; // an error event inside a 200 stream
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 429) return 'rate_limited';
+  if (status === 408) return 'timeout';
+  if (status >= 500) return 'server';
+  return 'bad_request';
+}
+
+/** undici hides the useful part ("connect ECONNREFUSED …") two causes deep, under "fetch failed". */
+function rootCause(err: Error): Error {
+  let current = err;
+  for (let depth = 0; depth < 5 && current.cause instanceof Error; depth += 1) current = current.cause;
+  return current;
+}
+
+function isAbortError(err: unknown): boolean {
+  return err instanceof Error && err.name === 'AbortError';
+}
+
+/** Error text from providers sometimes echoes the key (or part of it) back. */
+function redact(text: string, apiKey: string): string {
+  const withoutKey = apiKey.length >= 8 ? text.split(apiKey).join('[redacted]') : text;
+  return scrubSecrets(withoutKey);
+}
+
+/** Routes the SDK's own warnings into our logger instead of the console. */
+function sdkLogger(log: Logger, apiKey: string): OpenAILogger {
+  const at =
+    (level: 'error' | 'warn' | 'info' | 'debug') =>
+    (message: string): void =>
+      log[level](redact(message, apiKey));
+  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
+}

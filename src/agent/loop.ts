@@ -1,0 +1,178 @@
+import type { Logger } from '../logger.js';
+import type { Block } from '../reply/model.js';
+import type { OfferedTool, ToolRegistry } from '../tools/registry.js';
+import type { OfferContext, ToolContext } from '../tools/tool.js';
+import type { ChatMessage, Completion, LlmClient } from './llm-types.js';
+import { runToolCall, type ToolRun } from './run-tool.js';
+import type { ToolCallRecord, TurnEvent, Usage } from './types.js';
+
+export interface LoopLimits {
+  maxSteps: number;
+  /** Tool calls allowed in one turn, across all steps. */
+  maxToolCalls: number;
+  toolTimeoutMs: number;
+  /** Failed tool calls (bad JSON, bad arguments, timeouts) the model may retry before tools are withdrawn. */
+  maxToolErrors: number;
+}
+
+export interface LoopInput {
+  llm: LlmClient;
+  registry: ToolRegistry;
+  /** System prompt, history and the new user message. */
+  messages: ChatMessage[];
+  /** Base of each tool's context; the loop adds the signal and the emitter. */
+  ctx: Omit<ToolContext, 'signal' | 'emit'>;
+  limits: LoopLimits;
+  signal: AbortSignal;
+  emit: (event: TurnEvent) => void;
+  log: Logger;
+  /** Limits the tools to these names (a mode). */
+  only?: readonly string[];
+  /** A mode that must end with a terminal tool: the model is nudged once if it answers in text. */
+  requireTerminal?: { nudge: string };
+}
+
+export interface LoopResult {
+  text: string;
+  blocks: Block[];
+  data: Record<string, unknown>;
+  toolCalls: ToolCallRecord[];
+  usage: Usage;
+  /** The messages this turn added after the user's: what the thread history keeps. */
+  added: ChatMessage[];
+  ended: 'answer' | 'terminal' | 'step_cap' | 'no_terminal';
+  terminal?: { tool: string; args: Record<string, unknown> };
+}
+
+const FINAL_NOTE =
+  'You have used all the steps and tool calls available for this message. Answer the user now with what you have; say briefly what you could not finish.';
+
+/** The agent loop: LLM ⇄ tools until a final answer, a terminal tool, or the step cap. */
+export async function runLoop(input: LoopInput): Promise<LoopResult> {
+  const { llm, registry, limits, emit, log } = input;
+  const messages = [...input.messages];
+  const firstAdded = messages.length;
+  const usage: Usage = { promptTokens: 0, completionTokens: 0 };
+  const toolCalls: ToolCallRecord[] = [];
+  const blocksByKey = new Map<string, Block[]>();
+  const data: Record<string, unknown> = {};
+  let toolErrors = 0;
+  let nudged = false;
+  // The tools offered on the latest step: calls are validated against what was offered.
+  let lastToolbox = new Map<string, OfferedTool>();
+
+  const ask = async (step: number, offerTools: boolean, extraSystem?: string): Promise<Completion> => {
+    const offerCtx: OfferContext = input.ctx;
+    const toolbox = offerTools ? await registry.offered(offerCtx, input.only) : new Map<string, OfferedTool>();
+    const contexts = await registry.contexts(offerCtx);
+    const system = [...contexts, ...(extraSystem ? [extraSystem] : [])].map((c): ChatMessage => ({ role: 'system', content: c }));
+    const started = performance.now();
+    const completion = await llm.complete({
+      messages: [...messages.slice(0, 1), ...system, ...messages.slice(1)],
+      tools: [...toolbox.values()].map((t) => t.spec),
+      toolChoice: toolbox.size > 0 ? 'auto' : undefined,
+      signal: input.signal,
+      onText: (text) => emit({ type: 'text_delta', text }),
+    });
+    usage.promptTokens += completion.usage?.promptTokens ?? 0;
+    usage.completionTokens += completion.usage?.completionTokens ?? 0;
+    log.info(
+      {
+        step,
+        latencyMs: Math.round(performance.now() - started),
+        promptTokens: completion.usage?.promptTokens,
+        completionTokens: completion.usage?.completionTokens,
+        toolsOffered: toolbox.size,
+        toolCalls: completion.toolCalls.map((c) => c.name),
+        outcome: completion.toolCalls.length ? 'tool_calls' : completion.finishReason,
+      },
+      'agent step',
+    );
+    lastToolbox = toolbox;
+    return completion;
+  };
+
+  const finish = (completion: Completion, ended: LoopResult['ended']): LoopResult => {
+    let text = completion.refusal ? completion.refusal : completion.content.trim();
+    if (completion.finishReason === 'length') text += '\n\n_(This answer was cut off at the length limit.)_';
+    if (!text) text = 'I could not come up with an answer to that. Could you rephrase it?';
+    messages.push({ role: 'assistant', content: text });
+    return result(text, ended);
+  };
+  const result = (text: string, ended: LoopResult['ended'], terminal?: LoopResult['terminal']): LoopResult => ({
+    text,
+    blocks: [...blocksByKey.values()].flat(),
+    data,
+    toolCalls,
+    usage,
+    added: messages.slice(firstAdded),
+    ended,
+    terminal,
+  });
+
+  for (let step = 1; step <= limits.maxSteps; step++) {
+    const canUseTools = toolCalls.length < limits.maxToolCalls && toolErrors < limits.maxToolErrors;
+    const completion = await ask(step, canUseTools);
+    if (completion.toolCalls.length === 0) {
+      if (input.requireTerminal && !nudged && canUseTools) {
+        nudged = true;
+        if (completion.content) messages.push({ role: 'assistant', content: completion.content });
+        messages.push({ role: 'user', content: input.requireTerminal.nudge });
+        continue;
+      }
+      return finish(completion, input.requireTerminal ? 'no_terminal' : 'answer');
+    }
+
+    messages.push({
+      role: 'assistant',
+      content: completion.content || null,
+      tool_calls: completion.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+    });
+    const budget = Math.max(0, limits.maxToolCalls - toolCalls.length);
+    const runs = await Promise.all(
+      completion.toolCalls.map(async (call, i): Promise<ToolRun> => {
+        const title = lastToolbox.get(call.name)?.tool.title ?? call.name;
+        emit({ type: 'tool_call_start', callId: call.id, tool: call.name, title });
+        if (i >= budget) {
+          return { ok: false, args: call.arguments, kind: 'failed', latencyMs: 0, error: `Tool call limit (${limits.maxToolCalls} per message) reached; answer with what you have.` };
+        }
+        return runToolCall(call, lastToolbox, { ...input.ctx, signal: input.signal, emit }, limits.toolTimeoutMs, log);
+      }),
+    );
+
+    let terminal: { tool: string; args: Record<string, unknown>; text: string } | undefined;
+    completion.toolCalls.forEach((call, i) => {
+      const run = runs[i] as ToolRun;
+      const summary = run.ok ? (run.output.summary ?? firstLine(run.output.content)) : run.error;
+      emit({ type: 'tool_result', callId: call.id, tool: call.name, ok: run.ok, summary });
+      toolCalls.push({ id: call.id, tool: call.name, arguments: run.args, ok: run.ok, summary, latencyMs: run.latencyMs });
+      log.info({ tool: call.name, ok: run.ok, latencyMs: run.latencyMs, kind: run.ok ? 'ok' : run.kind }, 'tool call');
+      messages.push({ role: 'tool', tool_call_id: call.id, content: run.ok ? run.output.content : `Error: ${run.error}` });
+      if (!run.ok) {
+        toolErrors++;
+        return;
+      }
+      if (run.output.blocks) blocksByKey.set(run.output.blocksKey ?? call.name, run.output.blocks);
+      Object.assign(data, run.output.data);
+      if (lastToolbox.get(call.name)?.tool.terminal && !terminal) {
+        terminal = { tool: call.name, args: run.args, text: run.output.text ?? run.output.content };
+      }
+    });
+    if (terminal) {
+      messages.push({ role: 'assistant', content: terminal.text });
+      return result(terminal.text, 'terminal', { tool: terminal.tool, args: terminal.args });
+    }
+  }
+
+  // Out of steps: one last call without tools, so the user gets an answer rather than an error.
+  emit({ type: 'status', text: 'Wrapping up…' });
+  const last = await ask(limits.maxSteps + 1, false, FINAL_NOTE);
+  const final = finish(last, 'step_cap');
+  if (input.requireTerminal) final.ended = 'no_terminal';
+  return final;
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > 140 ? `${line.slice(0, 139)}…` : line;
+}

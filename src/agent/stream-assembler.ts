@@ -1,0 +1,172 @@
+import type { AssembledToolCall, Completion } from './llm-types.js';
+import type { Usage } from './types.js';
+
+/**
+ * The parts of a `chat.completion.chunk` we read, typed loosely on purpose: OpenAI-compatible
+ * providers omit fields the official types mark as required (a tool call's `index`, for one).
+ * The SDK's `ChatCompletionChunk` is assignable to it.
+ */
+export interface ChunkLike {
+  choices?: ChoiceLike[] | null;
+  usage?: UsageLike | null;
+}
+
+export interface ChoiceLike {
+  index?: number | null;
+  delta?: DeltaLike | null;
+  finish_reason?: string | null;
+}
+
+export interface DeltaLike {
+  content?: string | null;
+  refusal?: string | null;
+  tool_calls?: ToolCallDeltaLike[] | null;
+}
+
+export interface ToolCallDeltaLike {
+  index?: number | null;
+  id?: string | null;
+  function?: { name?: string | null; arguments?: string | null } | null;
+}
+
+export interface UsageLike {
+  prompt_tokens?: number | null;
+  completion_tokens?: number | null;
+}
+
+interface ToolCallSlot {
+  id?: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * Puts a streamed chat completion back together, one chunk at a time.
+ *
+ * Only choice 0 is read: we never ask for `n > 1`.
+ */
+export class StreamAssembler {
+  private content = '';
+  private refusal = '';
+  private finishReason: Completion['finishReason'] = 'unknown';
+  private usage: Usage | undefined;
+  private readonly calls: ToolCallSlot[] = [];
+  /** The most recent slot seen for each wire `index`; a later call may reuse an index (see `slotFor`). */
+  private readonly byIndex = new Map<number, ToolCallSlot>();
+
+  constructor(private readonly onText?: (delta: string) => void) {}
+
+  push(chunk: ChunkLike): void {
+    // Usage can come on any chunk (some providers repeat a running total), so the last one wins.
+    if (chunk.usage) this.usage = toUsage(chunk.usage);
+    const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+    if (!choice) return;
+    if (choice.delta) this.applyDelta(choice.delta);
+    if (choice.finish_reason) this.finishReason = normaliseFinishReason(choice.finish_reason);
+  }
+
+  /** The completion so far; call once the stream has ended. */
+  result(): Completion {
+    const completion: Completion = {
+      content: this.content,
+      toolCalls: this.calls.map((slot, i) => finishToolCall(slot, i)),
+      finishReason: this.finishReason,
+    };
+    if (this.refusal) completion.refusal = this.refusal;
+    if (this.usage) completion.usage = this.usage;
+    return completion;
+  }
+
+  private applyDelta(delta: DeltaLike): void {
+    if (delta.content) {
+      this.content += delta.content;
+      this.onText?.(delta.content);
+    }
+    if (delta.refusal) this.refusal += delta.refusal;
+    for (const toolDelta of delta.tool_calls ?? []) this.applyToolDelta(toolDelta);
+  }
+
+  private applyToolDelta(delta: ToolCallDeltaLike): void {
+    const slot = this.slotFor(delta);
+    const name = delta.function?.name;
+    // Most providers send the name once; some repeat it on every delta, a few split it up.
+    if (name && name !== slot.name) slot.name += name;
+    const args = delta.function?.arguments;
+    if (args) slot.arguments += args;
+  }
+
+  /** Finds the call a delta belongs to, or starts a new one. */
+  private slotFor(delta: ToolCallDeltaLike): ToolCallSlot {
+    const id = delta.id || undefined;
+    if (typeof delta.index === 'number') {
+      const existing = this.byIndex.get(delta.index);
+      // A call never changes id, so a new id on a known index is a new call
+      // (providers that send every complete call as index 0 do this).
+      if (existing && (!id || !existing.id || existing.id === id)) {
+        existing.id ??= id;
+        return existing;
+      }
+      const slot = this.newSlot(id);
+      this.byIndex.set(delta.index, slot);
+      return slot;
+    }
+    if (id) return this.calls.find((c) => c.id === id) ?? this.newSlot(id);
+    // Neither index nor id: the continuation of whatever call came last.
+    return this.calls.at(-1) ?? this.newSlot(undefined);
+  }
+
+  private newSlot(id: string | undefined): ToolCallSlot {
+    const slot: ToolCallSlot = { id, name: '', arguments: '' };
+    this.calls.push(slot);
+    return slot;
+  }
+}
+
+/** Assembles a whole stream at once; handy for tests and non-streaming replays. */
+export function assembleChunks(chunks: Iterable<ChunkLike>, onText?: (delta: string) => void): Completion {
+  const assembler = new StreamAssembler(onText);
+  for (const chunk of chunks) assembler.push(chunk);
+  return assembler.result();
+}
+
+function finishToolCall(slot: ToolCallSlot, position: number): AssembledToolCall {
+  return {
+    // Some providers never send an id, yet the tool result message must quote one.
+    id: slot.id ?? `call_${position}`,
+    name: slot.name,
+    arguments: normaliseArguments(slot.arguments),
+  };
+}
+
+/**
+ * Some providers open with `{}` and then send the real arguments, giving `{}{"city":…}`;
+ * others send nothing at all for a call without parameters. Both become valid JSON here.
+ */
+export function normaliseArguments(raw: string): string {
+  const trimmed = raw.trim();
+  if (trimmed === '') return '{}';
+  const leadingEmpty = /^\{\s*\}\s*(?=\S)/.exec(trimmed);
+  return leadingEmpty ? trimmed.slice(leadingEmpty[0].length) : trimmed;
+}
+
+const FINISH_REASONS: Record<string, Completion['finishReason']> = {
+  stop: 'stop',
+  // Non-OpenAI spellings seen behind "compatible" endpoints.
+  eos: 'stop',
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  length: 'length',
+  max_tokens: 'length',
+  tool_calls: 'tool_calls',
+  tool_use: 'tool_calls',
+  content_filter: 'content_filter',
+  function_call: 'function_call',
+};
+
+function normaliseFinishReason(reason: string): Completion['finishReason'] {
+  return FINISH_REASONS[reason.toLowerCase()] ?? 'unknown';
+}
+
+function toUsage(usage: UsageLike): Usage {
+  return { promptTokens: usage.prompt_tokens ?? 0, completionTokens: usage.completion_tokens ?? 0 };
+}

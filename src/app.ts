@@ -1,0 +1,73 @@
+import { createAgent, type Agent, type AgentExtension } from './agent/agent.js';
+import { createLlmClient } from './agent/llm.js';
+import type { LlmClient } from './agent/llm-types.js';
+import { createThreadLock } from './agent/thread-lock.js';
+import { createThreadStore } from './agent/thread-store.js';
+import { schemaDialect, type Config } from './config.js';
+import { createDataPort } from './data/index.js';
+import type { DataPort } from './data/port.js';
+import type { Logger } from './logger.js';
+import { createKv, type KvStore } from './state/kv.js';
+import { createToolSet } from './tools/index.js';
+import { createToolRegistry, type ToolRegistry } from './tools/registry.js';
+import type { AnyTool } from './tools/tool.js';
+
+/** Everything one Switchboard process runs on, wired once. */
+export interface Switchboard {
+  config: Config;
+  log: Logger;
+  llm: LlmClient;
+  data: DataPort;
+  kv: KvStore;
+  registry: ToolRegistry;
+  agent: Agent;
+  close(): Promise<void>;
+}
+
+export interface SwitchboardOptions {
+  /** Replaces the product tool set (tests register their own tools). */
+  tools?: AnyTool[];
+  extensions?: AgentExtension[];
+  now?: () => Date;
+  data?: DataPort;
+  /** Replaces the HTTP LLM client (benchmarks use an in-process scripted one). */
+  llm?: LlmClient;
+}
+
+/** The composition root: config → data → state → tools → agent. Adapters are started by the caller. */
+export async function createSwitchboard(config: Config, log: Logger, opts: SwitchboardOptions = {}): Promise<Switchboard> {
+  const llm = opts.llm ?? createLlmClient(config, log);
+  const data = opts.data ?? (await createDataPort(config, log, { embed: (texts: string[], signal?: AbortSignal) => llm.embed(texts, signal) }));
+  const kv = await createKv(config, log);
+  const store = createThreadStore(kv, { ttlMs: config.THREAD_TTL_DAYS * 86_400_000, log });
+  const lock = createThreadLock(kv, { log });
+  const toolSet = opts.tools ? { tools: opts.tools, extensions: [] } : createToolSet(config);
+  const registry = createToolRegistry(toolSet.tools, schemaDialect(config));
+  const agent = createAgent({
+    config,
+    llm,
+    registry,
+    data,
+    store,
+    lock,
+    log,
+    now: opts.now,
+    extensions: [...toolSet.extensions, ...(opts.extensions ?? [])],
+  });
+  log.info(
+    { data: data.kind, vectors: data.vectorsAvailable, state: config.REDIS_URL ? 'redis' : 'memory', tools: registry.tools.map((t) => t.name) },
+    'switchboard ready',
+  );
+  return {
+    config,
+    log,
+    llm,
+    data,
+    kv,
+    registry,
+    agent,
+    async close() {
+      await Promise.allSettled([kv.close(), opts.data ? Promise.resolve() : data.close()]);
+    },
+  };
+}

@@ -1,0 +1,250 @@
+import KeyvRedis, { createClient, type RedisClientType } from '@keyv/redis';
+import { Keyv } from 'keyv';
+import type { Config } from '../config.js';
+import { scrubSecrets, type Logger } from '../logger.js';
+
+/** The node-redis client behind the store, for the few callers that need raw commands (the thread lock). */
+export type RedisClient = ReturnType<typeof newRedisClient>;
+
+/**
+ * A small key-value port over keyv. Values are JSON-serialisable; TTLs are in milliseconds.
+ * Memory by default (one process), Redis when REDIS_URL is set (shared by every replica).
+ */
+export interface KvStore {
+  readonly backend: 'memory' | 'redis';
+  get<T>(key: string): Promise<T | undefined>;
+  set(key: string, value: unknown, ttlMs?: number): Promise<void>;
+  /** True when a live value was removed. */
+  delete(key: string): Promise<boolean>;
+  /** Stores the value only when the key holds no live value; true for the one caller that won. Atomic. */
+  setIfAbsent(key: string, value: unknown, ttlMs: number): Promise<boolean>;
+  /** The connected Redis client, when Redis backs the store. */
+  readonly redis: RedisClient | undefined;
+  close(): Promise<void>;
+}
+
+export interface KvOptions {
+  /** Redis key prefix (`<namespace>::<key>`); tests pass their own to stay apart. */
+  namespace?: string;
+  /** How long to wait for Redis at startup before giving up with a clear error. */
+  connectTimeoutMs?: number;
+}
+
+export async function createKv(config: Pick<Config, 'REDIS_URL'>, log: Logger, options: KvOptions = {}): Promise<KvStore> {
+  if (!config.REDIS_URL) {
+    log.info({ backend: 'memory' }, 'thread state is kept in memory (set REDIS_URL to share it between replicas)');
+    return createMemoryKv();
+  }
+  return createRedisKv(config.REDIS_URL, log, options);
+}
+
+/** Keyv's own Map store only drops an expired entry when it is read again, so one-off keys
+ * (Slack event ids for dedup) would pile up forever; this Map forgets them on its own. */
+class ExpiringMap extends Map<string, unknown> {
+  private readonly expiresAt = new Map<string, number>();
+  private lastSweep = Date.now();
+
+  constructor(private readonly sweepEveryMs = 60_000) {
+    super();
+  }
+
+  override get(key: string): unknown {
+    return this.isLive(key) ? super.get(key) : undefined;
+  }
+
+  override has(key: string): boolean {
+    return this.isLive(key);
+  }
+
+  override set(key: string, value: unknown, ttlMs?: number): this {
+    if (ttlMs && ttlMs > 0) this.expiresAt.set(key, Date.now() + ttlMs);
+    else this.expiresAt.delete(key);
+    this.sweepNowAndThen();
+    return super.set(key, value);
+  }
+
+  override delete(key: string): boolean {
+    const live = this.isLive(key);
+    this.expiresAt.delete(key);
+    return super.delete(key) && live;
+  }
+
+  override clear(): void {
+    this.expiresAt.clear();
+    super.clear();
+  }
+
+  private isLive(key: string, now = Date.now()): boolean {
+    const expiry = this.expiresAt.get(key);
+    if (expiry !== undefined && expiry <= now) {
+      this.expiresAt.delete(key);
+      super.delete(key);
+      return false;
+    }
+    return super.has(key);
+  }
+
+  private sweepNowAndThen(now = Date.now()): void {
+    if (now - this.lastSweep < this.sweepEveryMs) return;
+    this.lastSweep = now;
+    for (const [key, expiry] of this.expiresAt) if (expiry <= now) this.isLive(key, now);
+  }
+}
+
+export function createMemoryKv(): KvStore {
+  const map = new ExpiringMap();
+  const keyv = new Keyv(map, { useKeyPrefix: false });
+  // Keys being written by setIfAbsent: the check and the claim happen with no await between
+  // them, so two callers in this process cannot both see the key as absent.
+  const claiming = new Set<string>();
+  return {
+    backend: 'memory',
+    get: async <T>(key: string) => (await keyv.get<T>(key)) ?? undefined,
+    set: async (key, value, ttlMs) => void (await keyv.set(key, value, ttlMs)),
+    delete: (key) => keyv.delete(key),
+    async setIfAbsent(key, value, ttlMs) {
+      if (claiming.has(key) || map.has(key)) return false;
+      claiming.add(key);
+      try {
+        await keyv.set(key, value, ttlMs);
+      } finally {
+        claiming.delete(key);
+      }
+      return true;
+    },
+    redis: undefined,
+    close: async () => map.clear(),
+  };
+}
+
+async function createRedisKv(url: string, log: Logger, options: KvOptions): Promise<KvStore> {
+  const namespace = options.namespace ?? 'switchboard';
+  const where = describeRedisUrl(url);
+  const password = safePassword(url);
+  const client = newRedisClient(url);
+  const lastError = watchConnection(client, where, password, log);
+  if (!(await connectWithin(client, options.connectTimeoutMs ?? 10_000))) {
+    if (client.isOpen) client.destroy();
+    throw new Error(
+      `Redis at ${where} is unreachable (${lastError() ?? 'no answer'}). ` +
+        'Check REDIS_URL and that Redis is running, or unset REDIS_URL to keep state in memory.',
+    );
+  }
+  log.info({ backend: 'redis', redis: where, namespace }, 'thread state is kept in Redis');
+
+  // The cast: createClient() is typed for RESP2 without modules, the adapter for node-redis's
+  // widest generic client; the two types do not unify (a node-redis v5 typing gap), the object is the same.
+  const adapter = new KeyvRedis(client as unknown as RedisClientType, { namespace, throwOnConnectError: true, throwOnErrors: true });
+  // Same wiring as @keyv/redis's createKeyv: the adapter prefixes keys, keyv does not.
+  // throwOnErrors: a Redis failure must reach the caller, not read as "no value" (which would
+  // make a thread forget its history and then overwrite it).
+  const keyv = new Keyv(adapter, { namespace, useKeyPrefix: false, throwOnErrors: true });
+  const serialize = keyv.serialize ?? JSON.stringify;
+
+  // After close(), @keyv/redis would quietly reconnect on the next call and leak the connection.
+  let closed = false;
+  const ensureOpen = () => {
+    if (closed) throw new Error('the kv store is closed');
+  };
+
+  return {
+    backend: 'redis',
+    async get<T>(key: string) {
+      ensureOpen();
+      return (await keyv.get<T>(key)) ?? undefined;
+    },
+    async set(key, value, ttlMs) {
+      ensureOpen();
+      await keyv.set(key, value, ttlMs);
+    },
+    async delete(key) {
+      ensureOpen();
+      return keyv.delete(key);
+    },
+    async setIfAbsent(key, value, ttlMs) {
+      ensureOpen();
+      // keyv has no conditional write; SET NX PX is the atomic one. The value is written in
+      // keyv's own format so `get` reads it like any other.
+      const raw = await serialize({ value, expires: Date.now() + ttlMs });
+      const reply = await client.set(adapter.createKeyPrefix(key, namespace), raw, {
+        condition: 'NX',
+        expiration: { type: 'PX', value: ttlMs },
+      });
+      return reply === 'OK';
+    },
+    redis: client,
+    async close() {
+      closed = true;
+      if (client.isReady) await client.close();
+      else if (client.isOpen) client.destroy();
+    },
+  };
+}
+
+function newRedisClient(url: string) {
+  return createClient({
+    url,
+    // Fail a command at once while disconnected instead of queueing it: a turn then reports
+    // "state unavailable" rather than hanging until the turn timeout.
+    disableOfflineQueue: true,
+    socket: { connectTimeout: 5_000, reconnectStrategy: (attempt) => Math.min(2 ** attempt * 100, 5_000) + Math.random() * 100 },
+  });
+}
+
+/** `redis://host:port/db` with no credentials, for log lines and error messages. */
+export function describeRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.hostname}:${u.port || '6379'}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return '(unparseable REDIS_URL)';
+  }
+}
+
+function safePassword(url: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function safeReason(err: unknown, password: string | undefined): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const scrubbed = scrubSecrets(message);
+  return password ? scrubbed.replaceAll(password, '[redacted]') : scrubbed;
+}
+
+/**
+ * node-redis emits `error` on every failed reconnect attempt, and an unheard `error` would crash
+ * the process. Log one line per outage, one when it recovers; node-redis keeps reconnecting.
+ * Returns a getter for the latest reason, for the startup error message.
+ */
+function watchConnection(client: RedisClient, where: string, password: string | undefined, log: Logger): () => string | undefined {
+  let down = false;
+  let last: string | undefined;
+  client.on('error', (err: unknown) => {
+    last = safeReason(err, password);
+    if (down) return;
+    down = true;
+    log.error({ redis: where, reason: last }, 'Redis connection failed; retrying with backoff (state operations fail meanwhile)');
+  });
+  client.on('ready', () => {
+    if (down) log.info({ redis: where }, 'Redis connection restored');
+    down = false;
+  });
+  return () => last;
+}
+
+/** connect() keeps retrying while Redis is down; this gives startup a deadline. */
+async function connectWithin(client: RedisClient, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([client.connect().then(() => true, () => false), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,99 @@
+import type { z } from 'zod';
+import type { ToolSpec } from '../agent/llm-types.js';
+import { type Dialect, stripNulls, toolParameters } from './json-schema.js';
+import type { AnyTool, OfferContext } from './tool.js';
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** A tool as offered on one step: the schema it was offered with is the one that validates. */
+export interface OfferedTool {
+  tool: AnyTool;
+  schema: z.ZodObject;
+  spec: ToolSpec;
+}
+
+export interface ToolRegistry {
+  readonly tools: readonly AnyTool[];
+  get(name: string): AnyTool | undefined;
+  /** The tools to offer on this step (those whose `offer()` is true), optionally limited to `only`. */
+  offered(ctx: OfferContext, only?: readonly string[]): Promise<Map<string, OfferedTool>>;
+  /** Text the tools contribute to the system context, from thread state. */
+  contexts(ctx: OfferContext): Promise<string[]>;
+}
+
+export function createToolRegistry(tools: readonly AnyTool[], dialect: Dialect): ToolRegistry {
+  const byName = new Map<string, AnyTool>();
+  for (const tool of tools) {
+    if (!TOOL_NAME.test(tool.name)) throw new Error(`Tool name "${tool.name}" must match ${TOOL_NAME}`);
+    if (byName.has(tool.name)) throw new Error(`Tool "${tool.name}" is registered twice`);
+    byName.set(tool.name, tool);
+  }
+  // Static schemas are exported once; dynamic ones (inputFor) on every offer.
+  const staticSpecs = new Map<string, ToolSpec>();
+  const specOf = (tool: AnyTool, schema: z.ZodObject): ToolSpec => {
+    if (schema === tool.input) {
+      const cached = staticSpecs.get(tool.name);
+      if (cached) return cached;
+    }
+    const spec = toolSpec(tool, schema, dialect);
+    if (schema === tool.input) staticSpecs.set(tool.name, spec);
+    return spec;
+  };
+
+  return {
+    tools,
+    get: (name) => byName.get(name),
+    async offered(ctx, only) {
+      const candidates = only ? only.flatMap((n) => byName.get(n) ?? []) : tools;
+      const decisions = await Promise.all(
+        candidates.map(async (tool) => ((await tool.offer?.(ctx)) ?? true ? tool : undefined)),
+      );
+      const result = new Map<string, OfferedTool>();
+      for (const tool of decisions) {
+        if (!tool) continue;
+        const schema = tool.inputFor ? await tool.inputFor(ctx) : tool.input;
+        result.set(tool.name, { tool, schema, spec: specOf(tool, schema) });
+      }
+      return result;
+    },
+    async contexts(ctx) {
+      const parts = await Promise.all(tools.map((t) => t.context?.(ctx)));
+      return parts.filter((p): p is string => typeof p === 'string' && p.length > 0);
+    },
+  };
+}
+
+export function toolSpec(tool: AnyTool, schema: z.ZodObject, dialect: Dialect): ToolSpec {
+  return {
+    type: 'function',
+    function: {
+      name: tool.name,
+      description: tool.description,
+      parameters: toolParameters(schema, dialect),
+      // Gemini's compatible endpoint rejects `strict`; OpenAI enforces the schema with it.
+      ...(dialect === 'openai' ? { strict: true } : {}),
+    },
+  };
+}
+
+export type ParsedArguments = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
+
+/** Parses a model's raw argument text against the offered schema into a fixable error or a value. */
+export function parseArguments(raw: string, schema: z.ZodObject): ParsedArguments {
+  let json: unknown;
+  try {
+    json = raw.trim() === '' ? {} : JSON.parse(raw);
+  } catch {
+    return { ok: false, error: `Arguments are not valid JSON (${truncate(raw, 80)}). Send one JSON object.` };
+  }
+  const result = schema.safeParse(stripNulls(json));
+  if (result.success) return { ok: true, value: result.data as Record<string, unknown> };
+  const problems = result.error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
+  return { ok: false, error: `Invalid arguments: ${problems.join('; ')}` };
+}
+
+function truncate(s: string, n: number): string {
+  return s.length <= n ? s : `${s.slice(0, n)}…`;
+}

@@ -1,0 +1,60 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createConsoleSession } from '../../src/adapters/console/session.js';
+import { defineTool } from '../../src/tools/tool.js';
+import { startHarness, type Harness } from '../helpers/harness.js';
+import { testTools } from '../helpers/test-tools.js';
+
+const fileTool = defineTool({
+  name: 'make_file',
+  title: 'Making a file',
+  description: 'Produces a small file.',
+  input: z.object({}),
+  async run() {
+    return {
+      content: 'File delivered.',
+      blocks: [
+        { type: 'file', file: { name: 'note.txt', mime: 'text/plain', data: new TextEncoder().encode('hello file'), preview: 'hello…' } },
+        { type: 'buttons', buttons: [{ actionId: 'suggest.0', label: 'Tell me more', value: 'Tell me more' }] },
+      ],
+    };
+  },
+});
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ tools: [...testTools, fileTool] });
+});
+afterAll(() => h.close());
+
+describe('console adapter', () => {
+  it('shows tool progress, streams the answer, renders blocks, saves files and presses buttons', async () => {
+    const filesDir = await mkdtemp(join(tmpdir(), 'sb-console-'));
+    let out = '';
+    const session = createConsoleSession(h.sb.agent, { write: (t) => (out += t) }, { filesDir });
+    h.llm.script({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }, { name: 'make_file', arguments: {} }] }, { text: 'Here you go.' });
+    await session.send('weather and a file please');
+    expect(out).toContain('⏳ Checking the weather');
+    expect(out).toContain('✓ get_weather: Oslo: 18°C, light rain');
+    expect(out).toContain('Here you go.');
+    expect(out).toContain('City: Oslo');
+    expect(out).toContain('[1] Tell me more');
+    const saved = /saved to (\S+)/.exec(out)?.[1];
+    expect(saved).toBeDefined();
+    expect(await readFile(saved!, 'utf8')).toBe('hello file');
+
+    h.llm.script({ text: 'More details.' });
+    out = '';
+    await session.send(':1');
+    expect(out).toContain('More details.');
+    const last = h.llm.lastRequest('/chat/completions')!.body.messages as { role: string; content: string }[];
+    expect(last.at(-1)).toEqual({ role: 'user', content: 'Tell me more' });
+
+    out = '';
+    await session.send(':9');
+    expect(out).toMatch(/No button 9/);
+  });
+});

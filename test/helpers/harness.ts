@@ -1,0 +1,112 @@
+import type { AgentExtension } from '../../src/agent/agent.js';
+import type { IncomingMessage, TurnEvent } from '../../src/agent/types.js';
+import { createSwitchboard, type Switchboard } from '../../src/app.js';
+import { parseConfig, type Config } from '../../src/config.js';
+import type { DataPort } from '../../src/data/port.js';
+import { createLogger, type Logger } from '../../src/logger.js';
+import type { AnyTool } from '../../src/tools/tool.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
+
+export interface Harness {
+  sb: Switchboard;
+  llm: FakeOpenAI;
+  config: Config;
+  logs: LogCapture;
+  close(): Promise<void>;
+}
+
+export interface LogCapture {
+  lines: Record<string, unknown>[];
+  text(): string;
+}
+
+export function captureLogs(level = 'info'): { log: Logger; logs: LogCapture } {
+  const lines: Record<string, unknown>[] = [];
+  const raw: string[] = [];
+  const log = createLogger(level, {
+    write(chunk: string) {
+      raw.push(chunk);
+      lines.push(JSON.parse(chunk) as Record<string, unknown>);
+    },
+  });
+  return { log, logs: { lines, text: () => raw.join('') } };
+}
+
+/**
+ * A whole Switchboard on loopback: the fake OpenAI server as the LLM peer, an in-memory
+ * PGlite database (or a given port), in-memory or Redis state.
+ */
+export async function startHarness(opts: {
+  env?: Record<string, string>;
+  tools?: AnyTool[];
+  extensions?: AgentExtension[];
+  now?: () => Date;
+  data?: DataPort;
+  llm?: FakeOpenAI;
+} = {}): Promise<Harness> {
+  const llm = opts.llm ?? (await startFakeOpenAI());
+  const config = parseConfig({
+    OPENAI_API_KEY: 'sk-test-harness-key',
+    OPENAI_BASE_URL: llm.url,
+    OPENAI_MODEL: 'gpt-test',
+    OPENAI_MAX_RETRIES: '0',
+    OPENAI_TIMEOUT_MS: '5000',
+    PGLITE_MEMORY: '1',
+    EMBEDDING_DIMENSIONS: '8',
+    LOG_LEVEL: 'info',
+    ...opts.env,
+  });
+  const { log, logs } = captureLogs();
+  const sb = await createSwitchboard(config, log, { tools: opts.tools, extensions: opts.extensions, now: opts.now, data: opts.data });
+  return {
+    sb,
+    llm,
+    config,
+    logs,
+    async close() {
+      await sb.close();
+      if (!opts.llm) await llm.close();
+    },
+  };
+}
+
+let counter = 0;
+export function message(text: string, over: Partial<IncomingMessage> = {}): IncomingMessage {
+  counter++;
+  return {
+    platform: 'http',
+    workspaceId: 'default',
+    channelId: 'api',
+    threadId: 't-default',
+    messageId: `m-${counter}`,
+    userId: 'u-1',
+    isDirect: true,
+    text,
+    ...over,
+  };
+}
+
+export async function collect(events: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
+  const out: TurnEvent[] = [];
+  for await (const e of events) out.push(e);
+  return out;
+}
+
+export function replyOf(events: TurnEvent[]) {
+  const reply = events.find((e): e is Extract<TurnEvent, { type: 'reply' }> => e.type === 'reply');
+  return reply?.reply;
+}
+
+export function errorOf(events: TurnEvent[]) {
+  return events.find((e): e is Extract<TurnEvent, { type: 'error' }> => e.type === 'error');
+}
+
+/** The messages of one recorded chat request, as the model received them. */
+export function sentMessages(body: Record<string, unknown>): { role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: string }[] {
+  return body.messages as { role: string; content?: unknown }[];
+}
+
+export function sentToolNames(body: Record<string, unknown>): string[] {
+  const tools = (body.tools ?? []) as { function: { name: string } }[];
+  return tools.map((t) => t.function.name);
+}

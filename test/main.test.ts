@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { startFakeOpenAI } from './fakes/openai-server.js';
+
+const TSX = ['node_modules/.bin/tsx', 'src/main.ts'];
+
+function run(env: Record<string, string>, until?: (out: string) => boolean, timeoutMs = 40_000, withChild?: (child: ChildProcess) => void) {
+  return new Promise<{ code: number | null; out: string }>((resolve) => {
+    const child = spawn(TSX[0]!, TSX.slice(1), { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, cwd: process.cwd() });
+    withChild?.(child);
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (until?.(out)) child.kill('SIGTERM');
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+describe('npm start', () => {
+  it('exits 2 naming OPENAI_API_KEY / OPENAI_BASE_URL when no LLM is configured', async () => {
+    const { code, out } = await run({});
+    expect(code).toBe(2);
+    expect(out).toContain('OPENAI_API_KEY / OPENAI_BASE_URL');
+    expect(out).not.toMatch(/\n\s+at /);
+  });
+
+  it('exits 2 naming a bad variable', async () => {
+    const { code, out } = await run({ OPENAI_API_KEY: 'sk-x', PORT: 'eighty' });
+    expect(code).toBe(2);
+    expect(out).toMatch(/PORT: .*eighty/);
+  });
+
+  it('starts on the embedded defaults and answers /healthz and /api/chat', async () => {
+    const llm = await startFakeOpenAI();
+    llm.script({ text: 'Hello from the fake model.' });
+    const port = await freePort();
+    let health: unknown;
+    let chat: unknown;
+    let listening!: () => void;
+    const up = new Promise<void>((r) => (listening = r));
+    const exited = run(
+      { OPENAI_API_KEY: 'sk-main-test', OPENAI_BASE_URL: llm.url, PORT: String(port), PGLITE_MEMORY: '1', LOG_LEVEL: 'info' },
+      (o) => {
+        if (o.includes('Switchboard listening')) listening();
+        return false;
+      },
+      90_000,
+      (child) => void up.then(async () => {
+        health = await (await fetch(`http://127.0.0.1:${port}/healthz`)).json();
+        const res = await fetch(`http://127.0.0.1:${port}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi' }) });
+        chat = await res.json();
+        child.kill('SIGTERM');
+      }),
+    );
+    const { code, out } = await exited;
+    await llm.close();
+    expect(out).not.toContain('sk-main-test');
+    expect(health).toMatchObject({ ok: true, data: 'pglite' });
+    expect(chat).toMatchObject({ response: 'Hello from the fake model.' });
+    expect(code).toBe(0); // graceful shutdown on SIGTERM
+  }, 120_000);
+});

@@ -1,7 +1,10 @@
 import type { z } from 'zod';
+import type { ReadFunctionArgs, ReadFunctionName } from './catalogue.js';
 
 export interface Tenant {
   id: string;
+  /** The tenant's short name (`default`, `acme`), for CLIs and logs. */
+  slug?: string;
   name: string;
   businessId?: string | null;
   defaultCampaignId?: string | null;
@@ -12,14 +15,29 @@ export interface Tenant {
 /**
  * The one door to the database. Every read the tools make is a SQL function in
  * `supabase/migrations/`, called by name; PGlite, `pg` and supabase-js are three
- * transports to the same functions. Rows are validated with the caller's zod schema.
+ * transports to the same functions. Rows are validated with the caller's zod schema
+ * (`src/data/rows.ts` has one per function).
+ *
+ * Arguments are named without the SQL `p_` prefix and typed from `catalogue.ts`:
+ * `call('search_campaigns_by_text', { tenant_id, query: '"no annual fee"', limit: 10 }, textCampaignRow)`
+ * runs `search_campaigns_by_text(p_tenant_id => …, p_query => …, p_limit => …)`.
+ * Omitted (or undefined) optional arguments take their SQL defaults. Only catalogued
+ * read functions can be called: no caller-supplied identifier ever reaches SQL.
  */
 export interface DataPort {
   readonly kind: 'pglite' | 'postgres' | 'supabase';
   /** Whether pgvector is installed, so semantic search can run. */
   readonly vectorsAvailable: boolean;
-  /** Calls a SQL function by name with named arguments; returns validated rows. */
-  call<S extends z.ZodType>(fn: string, args: Record<string, unknown>, row: S): Promise<z.infer<S>[]>;
+  /**
+   * Calls a SQL function by name with named arguments; returns validated rows.
+   * Throws DataError: code `unavailable` for semantic search without pgvector,
+   * `invalid_input` for arguments the database rejects, `failed` otherwise.
+   */
+  call<F extends ReadFunctionName, S extends z.ZodType>(
+    fn: F,
+    args: ReadFunctionArgs[F],
+    row: S,
+  ): Promise<z.infer<S>[]>;
   /** Maps a platform workspace to its tenant, or null when it has no mapping. */
   resolveTenant(platform: string, workspaceId: string): Promise<Tenant | null>;
   /** The tenant that serves HTTP, the console and unmapped workspaces in open mode. */
@@ -27,14 +45,30 @@ export interface DataPort {
   close(): Promise<void>;
 }
 
+/**
+ * Why a call failed:
+ * - `unavailable`: the feature is not installed here (semantic search without pgvector);
+ * - `invalid_input`: the database rejected an argument or an imported row (bad uuid,
+ *   wrong vector length, unknown product_code…); `detail` says which when it is safe;
+ * - `not_migrated`: the schema is missing or older than this build;
+ * - `failed`: anything else (connection, timeout, a bug); details are only in the logs.
+ */
+export type DataErrorCode = 'unavailable' | 'invalid_input' | 'not_migrated' | 'failed';
+
 /** A database failure, worded for logs; tools turn it into a safe message. */
 export class DataError extends Error {
+  readonly code: DataErrorCode;
+  /** A message written by our own SQL (SQLSTATE SB001), safe to show whoever ran the import. */
+  readonly detail?: string;
+
   constructor(
     readonly fn: string,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; code?: DataErrorCode; detail?: string },
   ) {
     super(message, options);
     this.name = 'DataError';
+    this.code = options?.code ?? 'failed';
+    if (options?.detail !== undefined) this.detail = options.detail;
   }
 }

@@ -1,0 +1,130 @@
+/**
+ * The SQL functions the data port may call: their names, argument names and argument
+ * types, mirroring `supabase/migrations/`. This list is the port's allow-list (no other
+ * identifier ever reaches SQL), the source of the TypeScript argument types tools are
+ * checked against, and what `test/data/catalogue.test.ts` compares with `pg_proc`.
+ *
+ * Argument names here drop the SQL `p_` prefix: `{ tenant_id }` is sent as `p_tenant_id`.
+ * A trailing `?` marks an argument with a SQL default (it may be omitted or null).
+ */
+
+const campaignFilters = {
+  channels: 'text[]?',
+  value_props: 'text[]?',
+  sentiments: 'text[]?',
+  visual_styles: 'text[]?',
+  date_from: 'date?',
+  date_to: 'date?',
+  has_offer: 'boolean?',
+  companies: 'text[]?',
+} as const;
+
+/** Functions the tools call through `DataPort.call`. */
+export const READ_FUNCTIONS = {
+  default_tenant: {},
+  resolve_tenant: { platform: 'text', workspace_id: 'text' },
+  search_campaigns: { tenant_id: 'uuid', query_embedding: 'real[]', limit: 'integer?', ...campaignFilters },
+  search_campaigns_by_text: { tenant_id: 'uuid', query: 'text', limit: 'integer?', ...campaignFilters },
+  filter_campaigns: { tenant_id: 'uuid', ...campaignFilters, limit: 'integer?' },
+  list_campaign_facets: { tenant_id: 'uuid' },
+  get_campaigns: { tenant_id: 'uuid', ids: 'uuid[]' },
+  embedding_status: { tenant_id: 'uuid' },
+  list_competitor_ids: { tenant_id: 'uuid', campaign_id: 'uuid?' },
+  get_competitor: { tenant_id: 'uuid', key: 'text' },
+  search_products: {
+    tenant_id: 'uuid',
+    query: 'text?',
+    family: 'text?',
+    grade: 'text?',
+    form: 'text?',
+    thickness_mm: 'double precision?',
+    limit: 'integer?',
+  },
+  get_pricing_for_material: {
+    tenant_id: 'uuid',
+    family: 'text',
+    grade: 'text?',
+    thickness_mm: 'double precision?',
+    form: 'text?',
+    width_mm: 'double precision?',
+    length_mm: 'double precision?',
+    limit: 'integer?',
+  },
+  compare_suppliers: {
+    tenant_id: 'uuid',
+    product_id: 'uuid?',
+    family: 'text?',
+    grade: 'text?',
+    form: 'text?',
+    thickness_mm: 'double precision?',
+    quantity: 'double precision?',
+    limit: 'integer?',
+  },
+  get_business: { tenant_id: 'uuid', business_id: 'uuid?' },
+  get_business_services: { tenant_id: 'uuid', business_id: 'uuid?' },
+  get_working_hours: { tenant_id: 'uuid', business_id: 'uuid?' },
+  get_latest_booking: { tenant_id: 'uuid', customer_phone: 'text', business_id: 'uuid?', limit: 'integer?' },
+  get_booking_by_id: { tenant_id: 'uuid', booking_id: 'text' },
+  get_policies: { tenant_id: 'uuid', topic: 'text?', business_id: 'uuid?' },
+  get_faqs: { tenant_id: 'uuid', topic: 'text?', business_id: 'uuid?', limit: 'integer?' },
+} as const;
+
+/** Maintenance functions for the import, embedding and migration CLIs; not for tools. */
+export const ADMIN_FUNCTIONS = {
+  import_stage: { tenant_id: 'uuid', import_id: 'uuid', table: 'text', seq: 'integer', rows: 'jsonb' },
+  import_commit: { tenant_id: 'uuid', import_id: 'uuid' },
+  import_abort: { tenant_id: 'uuid', import_id: 'uuid' },
+  campaigns_missing_embeddings: { tenant_id: 'uuid', limit: 'integer?' },
+  set_campaign_embeddings: { tenant_id: 'uuid', items: 'jsonb' },
+  list_tenants: {},
+  schema_info: {},
+} as const;
+
+export type ReadFunctionName = keyof typeof READ_FUNCTIONS;
+export type AdminFunctionName = keyof typeof ADMIN_FUNCTIONS;
+export type SqlFunctionName = ReadFunctionName | AdminFunctionName;
+
+/** A function's arguments: SQL type per name, `?` when the SQL declares a default. */
+export type ArgSpec = Readonly<Record<string, string>>;
+
+export const ALL_FUNCTIONS: Readonly<Record<SqlFunctionName, ArgSpec>> = { ...READ_FUNCTIONS, ...ADMIN_FUNCTIONS };
+
+export function isReadFunction(fn: string): fn is ReadFunctionName {
+  return Object.hasOwn(READ_FUNCTIONS, fn);
+}
+
+export function isSqlFunction(fn: string): fn is SqlFunctionName {
+  return Object.hasOwn(ALL_FUNCTIONS, fn);
+}
+
+/** The SQL type of an argument without the optional marker (`text[]?` → `text[]`). */
+export function sqlType(spec: string): string {
+  return spec.endsWith('?') ? spec.slice(0, -1) : spec;
+}
+
+// ---- TypeScript argument types derived from the specs ----
+
+type BaseType<T> = T extends `${infer B}?` ? B : T;
+type TsType<T> =
+  BaseType<T> extends 'uuid' | 'text' | 'date'
+    ? string
+    : BaseType<T> extends 'text[]' | 'uuid[]'
+      ? string[]
+      : BaseType<T> extends 'integer' | 'double precision'
+        ? number
+        : BaseType<T> extends 'real[]'
+          ? number[]
+          : BaseType<T> extends 'boolean'
+            ? boolean
+            : unknown;
+type OptionalKeys<A> = { [K in keyof A]: A[K] extends `${string}?` ? K : never }[keyof A];
+type RequiredKeys<A> = Exclude<keyof A, OptionalKeys<A>>;
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+type ArgsOf<A> = Simplify<
+  { -readonly [K in RequiredKeys<A>]: TsType<A[K]> } & { -readonly [K in OptionalKeys<A>]?: TsType<A[K]> | null }
+>;
+
+/** Arguments of each read function, e.g. `{ tenant_id: string; query: string; limit?: number | null; … }`. */
+export type ReadFunctionArgs = { [F in ReadFunctionName]: ArgsOf<(typeof READ_FUNCTIONS)[F]> };
+export type AdminFunctionArgs = { [F in AdminFunctionName]: ArgsOf<(typeof ADMIN_FUNCTIONS)[F]> };
+export type SqlFunctionArgs = ReadFunctionArgs & AdminFunctionArgs;

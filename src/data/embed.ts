@@ -1,0 +1,98 @@
+import OpenAI from 'openai';
+import { z } from 'zod';
+import type { LlmClient } from '../agent/llm-types.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { AdminDataPort } from './rpc-port.js';
+import { missingEmbeddingRow, tenantListRow } from './rows.js';
+
+export type EmbedFn = LlmClient['embed'];
+
+/**
+ * Embeddings from the configured OpenAI-compatible endpoint, for the CLIs (the running
+ * app passes its LlmClient's `embed` instead). Null when EMBEDDING_MODEL is unset.
+ */
+export function openAiEmbedder(config: Config): EmbedFn | null {
+  if (!config.EMBEDDING_MODEL || (!config.OPENAI_API_KEY && !config.OPENAI_BASE_URL)) return null;
+  const model = config.EMBEDDING_MODEL;
+  const client = new OpenAI({
+    apiKey: config.OPENAI_API_KEY ?? 'not-needed',
+    ...(config.OPENAI_BASE_URL ? { baseURL: config.OPENAI_BASE_URL } : {}),
+    timeout: config.OPENAI_TIMEOUT_MS,
+    maxRetries: config.OPENAI_MAX_RETRIES,
+  });
+  // Only the text-embedding-3 family can shorten its vectors on request.
+  const dimensions = model.startsWith('text-embedding-3') ? config.EMBEDDING_DIMENSIONS : undefined;
+  return async (texts, signal) => {
+    const res = await client.embeddings.create(
+      { model, input: texts, ...(dimensions ? { dimensions } : {}) },
+      signal ? { signal } : {},
+    );
+    return [...res.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
+  };
+}
+
+/** What a campaign's embedding is computed from: who, what offer, and the copy itself. */
+export function campaignEmbeddingText(row: z.infer<typeof missingEmbeddingRow>): string {
+  const parts = [
+    [row.company, row.brand].filter(Boolean).join(' / '),
+    `Channel: ${row.channel}`,
+    row.offer ? `Offer: ${row.offer}` : '',
+    row.key_value_props.length > 0 ? `Value props: ${row.key_value_props.join(', ')}` : '',
+    row.campaign_text,
+    row.full_campaign_text,
+  ];
+  // Endpoints cap input length; the opening of a long text carries its meaning.
+  return parts.filter(Boolean).join('\n').slice(0, 6_000);
+}
+
+export interface EmbedMissingOptions {
+  /** One tenant, or every tenant when omitted. */
+  tenantId?: string;
+  batchSize?: number;
+  log?: Logger;
+  signal?: AbortSignal;
+}
+
+/** Computes embeddings for every campaign that lacks one. Returns how many were stored. */
+export async function embedMissing(port: AdminDataPort, embed: EmbedFn, opts: EmbedMissingOptions = {}): Promise<number> {
+  if (!port.vectorsAvailable) return 0;
+  const dims = port.embeddingDimensions;
+  const tenants = opts.tenantId
+    ? [opts.tenantId]
+    : (await port.admin('list_tenants', {}, tenantListRow)).map((t) => t.id);
+  const batchSize = opts.batchSize ?? 64;
+  let stored = 0;
+  for (const tenantId of tenants) {
+    for (;;) {
+      const rows = await port.admin(
+        'campaigns_missing_embeddings',
+        { tenant_id: tenantId, limit: batchSize },
+        missingEmbeddingRow,
+      );
+      if (rows.length === 0) break;
+      const vectors = await embed(rows.map(campaignEmbeddingText), opts.signal);
+      if (vectors.length !== rows.length) {
+        throw new Error(`the embedding endpoint returned ${vectors.length} vectors for ${rows.length} texts`);
+      }
+      const wrong = vectors.find((v) => v.length !== dims);
+      if (wrong) {
+        throw new Error(
+          `the embedding endpoint returned ${wrong.length}-dimensional vectors but the database stores ${dims}; ` +
+            'set EMBEDDING_DIMENSIONS (and the embedding column) to match EMBEDDING_MODEL',
+        );
+      }
+      const items = rows.map((r, i) => ({ id: r.id, embedding: vectors[i] }));
+      const [res] = await port.admin(
+        'set_campaign_embeddings',
+        { tenant_id: tenantId, items },
+        z.object({ updated: z.number() }),
+      );
+      stored += res?.updated ?? 0;
+      opts.log?.info({ tenantId, stored }, 'campaign embeddings stored');
+      // A batch that stored nothing would loop forever on the same rows.
+      if (!res || res.updated === 0) break;
+    }
+  }
+  return stored;
+}

@@ -1,0 +1,183 @@
+import { ConfigError, type Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { seedDemo } from './demo/seed.js';
+import { embedMissing, type EmbedFn } from './embed.js';
+import { migrate, SCHEMA_VERSION } from './migrate.js';
+import type { DataPort, Tenant } from './port.js';
+import { portOverTransport, toDataError, type AdminDataPort } from './rpc-port.js';
+import { embeddingStatusRow, schemaInfoRow } from './rows.js';
+import { openPglite } from './transports/pglite.js';
+import { openPostgres } from './transports/postgres.js';
+import { sqlRpcTransport } from './transports/sql-rpc.js';
+import { openSupabase } from './transports/supabase.js';
+import type { Transport, TransportKind } from './transports/types.js';
+
+export { DataError, type DataErrorCode, type DataPort, type Tenant } from './port.js';
+export type { AdminDataPort } from './rpc-port.js';
+export { migrate, loadMigrations, SCHEMA_VERSION } from './migrate.js';
+export { seedDemo } from './demo/seed.js';
+export { DEMO_ANCHOR } from './demo/prng.js';
+export { embedMissing, openAiEmbedder, type EmbedFn } from './embed.js';
+export { importFile, type ImportResult } from './import/run.js';
+export * as rows from './rows.js';
+export type { ReadFunctionArgs, ReadFunctionName } from './catalogue.js';
+
+export interface DataPortOptions {
+  /** Embeddings for the demo campaigns of a fresh embedded database (the LlmClient's `embed`). */
+  embed?: EmbedFn;
+  /** Seed a fresh embedded database with the demo data (default true). */
+  seedDemo?: boolean;
+  /** Demo capture dates and bookings are placed relative to this date (default: today, UTC). */
+  demoAnchor?: Date;
+  /** How long tenant lookups are cached (default 10 s; 0 disables). */
+  tenantCacheMs?: number;
+  /** The fetch supabase-js uses (tests point it at a loopback server). */
+  fetch?: typeof fetch;
+}
+
+/** Which transport a configuration selects: Supabase, Postgres, or the embedded PGlite. */
+export function dataSourceKind(config: Config): TransportKind {
+  if (config.DATABASE_URL && config.SUPABASE_URL) {
+    throw new ConfigError([
+      'DATABASE_URL and SUPABASE_URL are both set; choose one data source (unset the other)',
+    ]);
+  }
+  if (config.SUPABASE_URL) return 'supabase';
+  if (config.DATABASE_URL) return 'postgres';
+  return 'pglite';
+}
+
+function host(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the configured host';
+  }
+}
+
+/** Reads schema_info(), turning "not migrated" and "cannot connect" into plain instructions. */
+async function checkSchema(transport: Transport, config: Config): Promise<{ vectors: boolean; dims: number | null }> {
+  const setting = transport.kind === 'supabase' ? 'SUPABASE_URL' : 'DATABASE_URL';
+  const target = transport.kind === 'supabase' ? config.SUPABASE_URL : config.DATABASE_URL;
+  const howToMigrate =
+    transport.kind === 'supabase'
+      ? 'Apply the migrations with `supabase db push` (or `npm run db:migrate` with DATABASE_URL set to the project\'s connection string).'
+      : 'Run `npm run db:migrate`.';
+  let raw: unknown[];
+  try {
+    raw = await transport.rpc('schema_info', {});
+  } catch (err) {
+    const error = toDataError('schema_info', err);
+    if (error.code === 'not_migrated') {
+      throw new ConfigError([`${setting}: the database at ${host(target ?? '')} has no Switchboard schema. ${howToMigrate}`]);
+    }
+    const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    throw new ConfigError([`${setting}: cannot query the database at ${host(target ?? '')}: ${reason}`]);
+  }
+  const info = schemaInfoRow.parse(raw[0]);
+  if (info.version < SCHEMA_VERSION) {
+    throw new ConfigError([
+      `${setting}: the database schema is at ${info.version} but this version of Switchboard needs ${SCHEMA_VERSION}. ${howToMigrate}`,
+    ]);
+  }
+  return { vectors: info.vectors_available, dims: info.embedding_dimensions };
+}
+
+function checkDimensions(config: Config, kind: TransportKind, vectors: boolean, dims: number | null): void {
+  if (!vectors || !config.EMBEDDING_MODEL || dims === null || dims === config.EMBEDDING_DIMENSIONS) return;
+  const fix =
+    kind === 'pglite'
+      ? `or delete ${config.PGLITE_DIR} so the embedded database is rebuilt with the new dimension`
+      : 'or change the column (alter table campaigns drop column embedding; then run select sb_private.setup_vectors() ' +
+        'with switchboard.embedding_dimensions set) and run `npm run db:embed`';
+  throw new ConfigError([
+    `EMBEDDING_DIMENSIONS: is ${config.EMBEDDING_DIMENSIONS} but the database stores ${dims}-dimensional embeddings. ` +
+      `Set EMBEDDING_DIMENSIONS=${dims} (with an EMBEDDING_MODEL that produces it), ${fix}.`,
+  ]);
+}
+
+/**
+ * Opens the configured data source with the admin surface the CLIs need. PGlite is
+ * migrated (and, when fresh, seeded) on the spot; Postgres and Supabase are only
+ * checked: migrating them is an explicit step.
+ */
+export async function openDataPort(config: Config, log: Logger, opts: DataPortOptions = {}): Promise<AdminDataPort> {
+  const kind = dataSourceKind(config);
+  let transport: Transport;
+  let fresh = false;
+  if (kind === 'pglite') {
+    const dir = config.PGLITE_MEMORY ? undefined : config.PGLITE_DIR;
+    const sql = await openPglite(dir);
+    try {
+      const result = await migrate(sql, { embeddingDimensions: config.EMBEDDING_DIMENSIONS, log });
+      fresh = result.fresh;
+    } catch (err) {
+      await sql.close();
+      throw err;
+    }
+    transport = sqlRpcTransport('pglite', sql);
+    log.info({ dataDir: dir ?? 'memory', fresh }, 'embedded database ready');
+  } else if (kind === 'postgres') {
+    transport = sqlRpcTransport('postgres', openPostgres(config.DATABASE_URL ?? ''));
+  } else {
+    transport = openSupabase(config.SUPABASE_URL ?? '', config.SUPABASE_SERVICE_ROLE_KEY ?? '', opts.fetch);
+  }
+
+  try {
+    const { vectors, dims } = await checkSchema(transport, config);
+    checkDimensions(config, kind, vectors, dims);
+    const port = portOverTransport(transport, log, {
+      vectorsAvailable: vectors,
+      embeddingDimensions: dims,
+      ...(opts.tenantCacheMs !== undefined ? { tenantCacheMs: opts.tenantCacheMs } : {}),
+    });
+    if (!vectors) log.info({ transport: kind }, 'pgvector is not installed: semantic search falls back to full-text');
+    if (fresh && opts.seedDemo !== false) await seedDemo(port, { log, ...(opts.demoAnchor ? { anchor: opts.demoAnchor } : {}) });
+    await reportEmbeddings(port, config, log, fresh ? opts.embed : undefined);
+    return port;
+  } catch (err) {
+    await transport.close().catch(() => {});
+    throw err;
+  }
+}
+
+/**
+ * On a fresh embedded database, embeds the demo campaigns when an embedding model is
+ * configured; otherwise says how many campaigns still lack embeddings. Never fatal.
+ */
+async function reportEmbeddings(port: AdminDataPort, config: Config, log: Logger, embed: EmbedFn | undefined): Promise<void> {
+  if (!port.vectorsAvailable || !config.EMBEDDING_MODEL) return;
+  try {
+    const tenant = await port.defaultTenant();
+    if (embed) await embedMissing(port, embed, { tenantId: tenant.id, log });
+    const [status] = await port.call('embedding_status', { tenant_id: tenant.id }, embeddingStatusRow);
+    if (status && status.embedded < status.campaigns) {
+      log.info({ ...status }, 'some campaigns have no embeddings yet: run `npm run db:embed`');
+    }
+  } catch (err) {
+    log.warn({ err }, 'could not compute campaign embeddings; semantic search will use what exists');
+  }
+}
+
+/** Picks the transport from the configuration: see `openDataPort`. */
+export async function createDataPort(config: Config, log: Logger, opts: DataPortOptions = {}): Promise<DataPort> {
+  return openDataPort(config, log, opts);
+}
+
+/**
+ * The tenant a message belongs to: the workspace's mapping; otherwise the default
+ * tenant, except for unmapped Slack/Discord workspaces under TENANT_MODE=strict (null:
+ * the caller answers that the workspace is not configured). HTTP and the console are
+ * always served by the default tenant unless mapped.
+ */
+export async function tenantFor(
+  port: DataPort,
+  mode: Config['TENANT_MODE'],
+  platform: string,
+  workspaceId: string,
+): Promise<Tenant | null> {
+  const mapped = await port.resolveTenant(platform, workspaceId);
+  if (mapped) return mapped;
+  if (mode === 'strict' && platform !== 'http' && platform !== 'console') return null;
+  return port.defaultTenant();
+}

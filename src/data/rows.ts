@@ -1,0 +1,248 @@
+import { z } from 'zod';
+import type { SqlFunctionName } from './catalogue.js';
+
+/**
+ * Zod schemas for the rows each SQL function returns. Every transport returns rows as
+ * Postgres serializes them to JSON (`json_agg` for PGlite and `pg`, PostgREST for
+ * Supabase), so one schema fits all three: dates are `YYYY-MM-DD` strings, timestamps
+ * ISO 8601 strings, numbers are numbers, arrays are arrays, jsonb is parsed JSON.
+ *
+ * Tools may pass these to `DataPort.call` as they are, or narrower ones of their own.
+ */
+
+const uuid = z.string();
+const text = z.string();
+const nullableText = z.string().nullable();
+
+export const tenantRow = z.object({
+  id: uuid,
+  slug: text,
+  name: text,
+  business_id: uuid.nullable(),
+  default_campaign_id: uuid.nullable(),
+  settings: z.record(z.string(), z.unknown()),
+  is_default: z.boolean(),
+});
+
+export const campaignRow = z.object({
+  id: uuid,
+  company: text,
+  brand: nullableText,
+  channel: text,
+  offer: nullableText,
+  key_value_props: z.array(text),
+  imagery_sentiment: nullableText,
+  imagery_visual_style: nullableText,
+  capture_date: text,
+  campaign_text: text,
+  full_campaign_text: text,
+});
+export type CampaignRow = z.infer<typeof campaignRow>;
+
+/** `search_campaigns`: cosine similarity in [-1, 1], higher is closer. */
+export const semanticCampaignRow = campaignRow.extend({ similarity: z.number() });
+/** `search_campaigns_by_text`: ts_rank_cd rank and a snippet with matches in **bold**. */
+export const textCampaignRow = campaignRow.extend({ rank: z.number(), snippet: text });
+
+export const campaignFacetRow = z.object({
+  facet: z.enum(['channel', 'value_prop', 'sentiment', 'visual_style', 'company']),
+  value: text,
+  campaigns: z.number().int(),
+});
+
+export const embeddingStatusRow = z.object({ campaigns: z.number().int(), embedded: z.number().int() });
+
+export const competitorIdRow = z.object({
+  key: text,
+  display_name: text,
+  campaign_id: uuid.nullable(),
+  description_chars: z.number().int(),
+});
+
+export const competitorRow = z.object({
+  key: text,
+  display_name: text,
+  full_description: text,
+  campaign_id: uuid.nullable(),
+  updated_at: text,
+});
+
+const productFields = {
+  product_id: uuid,
+  code: text,
+  family: z.enum(['stainless', 'aluminium', 'mild_steel']),
+  grade: text,
+  form: z.enum(['sheet', 'plate', 'tube', 'angle', 'bar']),
+  thickness_mm: z.number(),
+  size_label: text,
+};
+
+export const productRow = z.object({
+  ...productFields,
+  finish: nullableText,
+  width_mm: z.number().nullable(),
+  length_mm: z.number().nullable(),
+  description: text,
+  mass_kg: z.number().nullable(),
+  supplier_count: z.number().int(),
+  min_price: z.number().nullable(),
+  max_price: z.number().nullable(),
+  uom: nullableText,
+  min_lead_time_days: z.number().int().nullable(),
+});
+
+const offerFields = {
+  supplier: text,
+  sku: text,
+  uom: z.enum(['sheet', 'kg', 'm', 'each']),
+  price_per_uom: z.number(),
+  lead_time_days: z.number().int(),
+  delivery_cost: z.number(),
+  min_order_qty: z.number(),
+};
+
+export const materialPriceRow = z.object({
+  ...productFields,
+  ...offerFields,
+  finish: nullableText,
+  width_mm: z.number().nullable(),
+  length_mm: z.number().nullable(),
+  notes: nullableText,
+});
+
+export const supplierComparisonRow = z.object({
+  ...productFields,
+  ...offerFields,
+  quantity: z.number(),
+  total_cost: z.number(),
+  price_rank: z.number().int(),
+  is_cheapest: z.boolean(),
+  is_fastest: z.boolean(),
+});
+
+export const businessRow = z.object({
+  business_id: uuid,
+  slug: text,
+  name: text,
+  industry: nullableText,
+  phone: nullableText,
+  email: nullableText,
+  address: nullableText,
+  website: nullableText,
+  timezone: text,
+  services: z.array(z.record(z.string(), z.unknown())),
+  working_hours: z.record(z.string(), z.unknown()),
+});
+
+export const serviceRow = z.object({
+  business_id: uuid,
+  name: text,
+  description: nullableText,
+  duration_minutes: z.number().int().nullable(),
+  price: z.number().nullable(),
+  category: nullableText,
+});
+
+export const workingHoursRow = z.object({
+  business_id: uuid,
+  timezone: text,
+  day: z.enum(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday']),
+  day_index: z.number().int().min(1).max(7),
+  opens: nullableText,
+  closes: nullableText,
+  is_closed: z.boolean(),
+});
+
+export const bookingRow = z.object({
+  booking_id: uuid,
+  reference: text,
+  business_id: uuid,
+  customer_name: text,
+  customer_phone: nullableText,
+  customer_email: nullableText,
+  service: text,
+  booking_datetime: text,
+  /** `YYYY-MM-DD HH24:MI` in the business's time zone. */
+  booking_local: text,
+  timezone: text,
+  duration_minutes: z.number().int(),
+  status: z.enum(['pending', 'confirmed', 'completed', 'cancelled', 'no_show']),
+  price: z.number().nullable(),
+  customer_notes: nullableText,
+});
+
+export const policyRow = z.object({
+  policy_id: uuid,
+  business_id: uuid,
+  topic: text,
+  title: text,
+  content: text,
+  updated_at: text,
+});
+
+export const faqRow = z.object({
+  faq_id: uuid,
+  business_id: uuid,
+  topic: text,
+  question: text,
+  answer: text,
+  tags: z.array(text),
+  updated_at: text,
+});
+
+export const schemaInfoRow = z.object({
+  version: text,
+  vectors_available: z.boolean(),
+  embedding_dimensions: z.number().int().nullable(),
+});
+
+export const importCommitRow = z.object({
+  table_name: text,
+  inserted: z.number().int(),
+  updated: z.number().int(),
+  total: z.number().int(),
+});
+
+export const missingEmbeddingRow = z.object({
+  id: uuid,
+  company: text,
+  brand: nullableText,
+  channel: text,
+  offer: nullableText,
+  key_value_props: z.array(text),
+  campaign_text: text,
+  full_campaign_text: text,
+});
+
+export const tenantListRow = z.object({ id: uuid, slug: text, name: text, is_default: z.boolean() });
+
+/** The row schema of every catalogued function (tests check each against real output). */
+export const ROW_SCHEMAS = {
+  default_tenant: tenantRow,
+  resolve_tenant: tenantRow,
+  search_campaigns: semanticCampaignRow,
+  search_campaigns_by_text: textCampaignRow,
+  filter_campaigns: campaignRow,
+  list_campaign_facets: campaignFacetRow,
+  get_campaigns: campaignRow,
+  embedding_status: embeddingStatusRow,
+  list_competitor_ids: competitorIdRow,
+  get_competitor: competitorRow,
+  search_products: productRow,
+  get_pricing_for_material: materialPriceRow,
+  compare_suppliers: supplierComparisonRow,
+  get_business: businessRow,
+  get_business_services: serviceRow,
+  get_working_hours: workingHoursRow,
+  get_latest_booking: bookingRow,
+  get_booking_by_id: bookingRow,
+  get_policies: policyRow,
+  get_faqs: faqRow,
+  import_stage: z.object({ staged: z.number().int() }),
+  import_commit: importCommitRow,
+  import_abort: z.object({ discarded: z.number().int() }),
+  campaigns_missing_embeddings: missingEmbeddingRow,
+  set_campaign_embeddings: z.object({ updated: z.number().int() }),
+  list_tenants: tenantListRow,
+  schema_info: schemaInfoRow,
+} satisfies Record<SqlFunctionName, z.ZodType>;

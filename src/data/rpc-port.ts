@@ -1,0 +1,169 @@
+import type { z } from 'zod';
+import type { Logger } from '../logger.js';
+import { checkArgs } from './args.js';
+import {
+  isReadFunction,
+  isSqlFunction,
+  type AdminFunctionArgs,
+  type AdminFunctionName,
+  type SqlFunctionName,
+} from './catalogue.js';
+import { DataError, type DataErrorCode, type DataPort, type Tenant } from './port.js';
+import { tenantRow } from './rows.js';
+import { sqlStateOf, type RpcOptions, type Transport } from './transports/types.js';
+
+/** What the CLIs (import, embed, migrate) need beyond the tools' port. */
+export interface AdminDataPort extends DataPort {
+  readonly transport: Transport;
+  /** The embedding column's dimension, or null without pgvector. */
+  readonly embeddingDimensions: number | null;
+  /** Calls an admin function (import, embeddings, tenants); same checks as `call`. */
+  admin<F extends AdminFunctionName, S extends z.ZodType>(
+    fn: F,
+    args: AdminFunctionArgs[F],
+    row: S,
+  ): Promise<z.infer<S>[]>;
+}
+
+export interface PortOptions {
+  vectorsAvailable: boolean;
+  embeddingDimensions: number | null;
+  /** How long tenant lookups are cached; 0 disables. */
+  tenantCacheMs?: number;
+}
+
+/** Maps a SQLSTATE (or PostgREST code) to what a caller can act on. */
+export function classify(sqlState: string | undefined): DataErrorCode {
+  if (!sqlState) return 'failed';
+  if (sqlState === '0A000') return 'unavailable';
+  if (sqlState === 'SB001' || sqlState.startsWith('22') || sqlState.startsWith('23')) return 'invalid_input';
+  // undefined_function / undefined_table, or PostgREST's "not in the schema cache".
+  if (sqlState === '42883' || sqlState === '42P01' || sqlState === 'PGRST202') return 'not_migrated';
+  return 'failed';
+}
+
+export function toDataError(fn: string, err: unknown): DataError {
+  if (err instanceof DataError) return err;
+  const state = sqlStateOf(err);
+  const code = classify(state);
+  const message = err instanceof Error ? err.message : String(err);
+  const words: Record<DataErrorCode, string> = {
+    unavailable: 'is unavailable in this database',
+    invalid_input: 'rejected its input',
+    not_migrated: 'is missing: the database schema is not migrated',
+    failed: 'failed',
+  };
+  return new DataError(fn, `Database call ${fn} ${words[code]}${state ? ` (${state})` : ''}`, {
+    cause: err,
+    code,
+    ...(state === 'SB001' ? { detail: message } : {}),
+  });
+}
+
+function toTenant(row: z.infer<typeof tenantRow>): Tenant {
+  return {
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    businessId: row.business_id,
+    defaultCampaignId: row.default_campaign_id,
+    settings: row.settings,
+    isDefault: row.is_default,
+  };
+}
+
+/** Wraps a transport into the DataPort: allow-list, argument checks, row validation, errors, logs. */
+export function portOverTransport(transport: Transport, log: Logger, opts: PortOptions): AdminDataPort {
+  const cacheMs = opts.tenantCacheMs ?? 10_000;
+  const tenantCache = new Map<string, { at: number; tenant: Tenant | null }>();
+
+  async function invoke<S extends z.ZodType>(
+    fn: SqlFunctionName,
+    args: Record<string, unknown>,
+    row: S,
+    rpcOptions?: RpcOptions,
+  ): Promise<z.infer<S>[]> {
+    const problem = checkArgs(fn, args);
+    if (problem) throw new DataError(fn, `${fn}: ${problem}`, { code: 'invalid_input', detail: problem });
+    if (fn === 'search_campaigns' && !opts.vectorsAvailable) {
+      throw new DataError(fn, 'Semantic search is unavailable: pgvector is not installed in this database', {
+        code: 'unavailable',
+      });
+    }
+    const started = performance.now();
+    let raw: unknown[];
+    try {
+      raw = await transport.rpc(fn, args, rpcOptions);
+    } catch (err) {
+      const error = toDataError(fn, err);
+      log.warn({ fn, code: error.code, transport: transport.kind, err }, 'data call failed');
+      throw error;
+    }
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    const rows: z.infer<S>[] = [];
+    for (const [i, value] of raw.entries()) {
+      const parsed = row.safeParse(value);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const where = issue ? `${issue.path.join('.') || 'row'}: ${issue.message}` : 'invalid row';
+        log.error({ fn, row: i, issue: where }, 'data call returned an unexpected row');
+        throw new DataError(fn, `${fn} returned a row that does not match its schema (${where})`);
+      }
+      rows.push(parsed.data);
+    }
+    log.debug({ fn, ms, rows: rows.length, transport: transport.kind }, 'data call');
+    return rows;
+  }
+
+  async function cachedTenant(key: string, load: () => Promise<Tenant | null>): Promise<Tenant | null> {
+    const hit = tenantCache.get(key);
+    if (hit && performance.now() - hit.at < cacheMs) return hit.tenant;
+    const tenant = await load();
+    if (cacheMs > 0) tenantCache.set(key, { at: performance.now(), tenant });
+    return tenant;
+  }
+
+  return {
+    kind: transport.kind,
+    transport,
+    vectorsAvailable: opts.vectorsAvailable,
+    embeddingDimensions: opts.embeddingDimensions,
+
+    call(fn, args, row) {
+      // The type system already says so; this keeps a cast or a JS caller honest.
+      if (!isReadFunction(fn)) {
+        return Promise.reject(new DataError(String(fn), `Unknown data function "${String(fn)}"`, { code: 'invalid_input' }));
+      }
+      return invoke(fn, args, row);
+    },
+
+    admin(fn, args, row) {
+      if (!isSqlFunction(fn) || isReadFunction(fn)) {
+        return Promise.reject(new DataError(String(fn), `Unknown admin function "${String(fn)}"`, { code: 'invalid_input' }));
+      }
+      return invoke(fn, args, row, { unbounded: true });
+    },
+
+    resolveTenant(platform, workspaceId) {
+      return cachedTenant(`${platform}:${workspaceId}`, async () => {
+        const rows = await invoke('resolve_tenant', { platform, workspace_id: workspaceId }, tenantRow);
+        return rows[0] ? toTenant(rows[0]) : null;
+      });
+    },
+
+    async defaultTenant() {
+      const tenant = await cachedTenant('\0default', async () => {
+        const rows = await invoke('default_tenant', {}, tenantRow);
+        return rows[0] ? toTenant(rows[0]) : null;
+      });
+      if (!tenant) {
+        throw new DataError('default_tenant', 'No default tenant: the tenants table has no row with is_default', {
+          code: 'not_migrated',
+        });
+      }
+      return tenant;
+    },
+
+    close: () => transport.close(),
+  };
+}

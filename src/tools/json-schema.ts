@@ -72,6 +72,12 @@ function nullable(node: Json): Json {
     return branches.some((b) => b.type === 'null') ? node : { ...node, anyOf: [...branches, { type: 'null' }] };
   }
   if (node.type === 'null') return node;
+  // `type: [T, "null"]` is the compact form strict mode documents; anyOf only for compound nodes.
+  if (typeof node.type === 'string') {
+    const { const: constant, ...plain } = node;
+    const values = constant !== undefined ? [constant] : (plain.enum as unknown[] | undefined);
+    return { ...plain, type: [node.type, 'null'], ...(values ? { enum: [...values, null] } : {}) };
+  }
   const { description, ...rest } = node;
   return description === undefined
     ? { anyOf: [rest, { type: 'null' }] }

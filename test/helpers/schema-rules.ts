@@ -16,7 +16,11 @@ export function openAiStrictViolations(schema: Json, path = '$'): string[] {
   }
   if (schema.format !== undefined && !OPENAI_STRICT_FORMATS.has(String(schema.format))) out.push(`${path}: unsupported format`);
   if (!('type' in schema) && !('anyOf' in schema) && !('enum' in schema) && !('const' in schema)) out.push(`${path}: node has no type`);
-  if (schema.type === 'object') {
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (Array.isArray(schema.type) && (schema.type.length !== 2 || !schema.type.includes('null'))) out.push(`${path}: a type list must be [T, "null"]`);
+  if (Array.isArray(schema.enum) && types.includes('null') && !schema.enum.includes(null)) out.push(`${path}: nullable enum must list null`);
+  if ('const' in schema && types.includes('null')) out.push(`${path}: const on a nullable type excludes null`);
+  if (types.includes('object')) {
     if (schema.additionalProperties !== false) out.push(`${path}: additionalProperties must be false`);
     const props = isJson(schema.properties) ? schema.properties : {};
     const required = Array.isArray(schema.required) ? schema.required : [];

@@ -19,11 +19,11 @@ describe('tool JSON Schema export', () => {
     expect(openAiStrictViolations(schema)).toEqual([]);
     const props = schema.properties as Record<string, Record<string, unknown>>;
     expect(schema.required).toEqual(Object.keys(sample.shape));
-    expect(props.limit?.anyOf).toContainEqual({ type: 'null' });
+    expect(props.limit?.type).toEqual(['integer', 'null']);
     expect(props.query).toMatchObject({ type: 'string', description: 'What to search for' });
     expect(props.query).not.toHaveProperty('maxLength');
-    const when = (props.when?.anyOf as Record<string, unknown>[])[0] as Record<string, unknown>;
-    expect(when.additionalProperties).toBe(false);
+    expect(props.when).toMatchObject({ type: ['object', 'null'], additionalProperties: false });
+    expect(props.kind).toMatchObject({ type: ['string', 'null'], enum: ['fixed', null] });
   });
 
   it('meets Gemini function-declaration rules: nullable, no additionalProperties, single types', () => {

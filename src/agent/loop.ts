@@ -129,6 +129,8 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       tool_calls: completion.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
     });
     const budget = Math.max(0, limits.maxToolCalls - toolCalls.length);
+    // A tool's own events (web_search, image_complete…) follow its tool_result, as the SSE contract says.
+    const toolEvents = completion.toolCalls.map((): TurnEvent[] => []);
     const runs = await Promise.all(
       completion.toolCalls.map(async (call, i): Promise<ToolRun> => {
         const title = lastToolbox.get(call.name)?.tool.title ?? call.name;
@@ -136,7 +138,8 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
         if (i >= budget) {
           return { ok: false, args: call.arguments, kind: 'failed', latencyMs: 0, error: `Tool call limit (${limits.maxToolCalls} per message) reached; answer with what you have.` };
         }
-        return runToolCall(call, lastToolbox, { ...input.ctx, signal: input.signal, emit }, limits.toolTimeoutMs, log);
+        const own = toolEvents[i] as TurnEvent[];
+        return runToolCall(call, lastToolbox, { ...input.ctx, signal: input.signal, emit: (e) => own.push(e) }, limits.toolTimeoutMs, log);
       }),
     );
 
@@ -145,6 +148,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       const run = runs[i] as ToolRun;
       const summary = run.ok ? (run.output.summary ?? firstLine(run.output.content)) : run.error;
       emit({ type: 'tool_result', callId: call.id, tool: call.name, ok: run.ok, summary });
+      toolEvents[i]?.forEach(emit);
       toolCalls.push({ id: call.id, tool: call.name, arguments: run.args, ok: run.ok, summary, latencyMs: run.latencyMs });
       log.info({ tool: call.name, ok: run.ok, latencyMs: run.latencyMs, kind: run.ok ? 'ok' : run.kind }, 'tool call');
       messages.push({ role: 'tool', tool_call_id: call.id, content: run.ok ? run.output.content : `Error: ${run.error}` });

@@ -1,0 +1,63 @@
+import type { AnyTool, OfferContext } from '../tool.js';
+import { defineTool } from '../tool.js';
+import { describeFilters, isEmpty } from './filters.js';
+import { DEFAULT_LIMIT, filterInput, fullTextInput, semanticInput } from './input.js';
+import { runCampaignSearch, type SearchDeps } from './search.js';
+import { readCampaignState } from './state.js';
+
+/**
+ * The three campaign tools. Their descriptions tell the model when to use which: by
+ * meaning, by exact dimensions (and for "what are the offers of X campaigns"), by words
+ * in the copy. All three return the same result shape (see result.ts).
+ */
+
+const MERGE_NOTE = 'Filters add to the thread\u2019s active filters ([] drops one).';
+
+export function campaignTools(deps: SearchDeps): AnyTool[] {
+  const semantic = defineTool({
+    name: 'semantic_search',
+    title: 'Searching campaigns by meaning',
+    description:
+      'Find ad campaigns by meaning or theme ("travel benefits", "eco-friendly power") when the user describes an idea ' +
+      `rather than exact words or dimensions. ${MERGE_NOTE}`,
+    input: semanticInput,
+    run: ({ query, reset_filters, limit, ...filters }, ctx) =>
+      runCampaignSearch({ kind: 'semantic', tool: 'semantic_search', query, args: { ...filters, reset_filters }, limit: limit ?? DEFAULT_LIMIT }, ctx, deps),
+  });
+
+  const filter = defineTool({
+    name: 'filter_campaigns',
+    title: 'Filtering campaigns',
+    description:
+      'List ad campaigns by exact dimensions (channel, value prop, sentiment, style, company, dates, offer). Use it for ' +
+      '"show me recent X campaigns on Y" and "what are the offers of X campaigns": results include each offer, value props, ' +
+      `sentiment and style to answer from. ${MERGE_NOTE}`,
+    input: filterInput,
+    context: activeFiltersContext,
+    run: ({ limit, ...args }, ctx) =>
+      runCampaignSearch({ kind: 'filter', tool: 'filter_campaigns', args, limit: limit ?? DEFAULT_LIMIT }, ctx, deps),
+  });
+
+  const fullText = defineTool({
+    name: 'full_text_search',
+    title: 'Searching campaign copy',
+    description:
+      'Find ad campaigns whose copy contains words or phrases ("which campaigns mention X / say Y"). ' +
+      `Web-search syntax: "exact phrase", -exclude, OR. ${MERGE_NOTE}`,
+    input: fullTextInput,
+    run: ({ query, reset_filters, limit, ...filters }, ctx) =>
+      runCampaignSearch({ kind: 'text', tool: 'full_text_search', query, args: { ...filters, reset_filters }, limit: limit ?? DEFAULT_LIMIT }, ctx, deps),
+  });
+
+  return [semantic, filter, fullText];
+}
+
+/** Tells the model which filters the thread has, so follow-ups ("only the email ones") build on them. */
+export function activeFiltersContext(ctx: OfferContext): string | undefined {
+  const { filters } = readCampaignState(ctx.state);
+  if (isEmpty(filters)) return undefined;
+  return (
+    `Active campaign filters in this thread: ${describeFilters(filters).join('; ')}. ` +
+    'The campaign tools apply them to every search; pass [] (or date_range "any") to drop one, or reset_filters: true when the user changes topic.'
+  );
+}

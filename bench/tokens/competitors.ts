@@ -1,0 +1,200 @@
+/**
+ * Competitor tokens the model receives: the lazy lookup tool (issue 5) against the old way,
+ * which preloaded every competitor description into every prompt and never offered the tool.
+ *
+ *   npx tsx bench/tokens/competitors.ts
+ *
+ * One five-turn team conversation about a sales call, 12 competitors configured, one of
+ * them (Norlys) mentioned. Both runs go through the real agent, registry, thread state and
+ * database (in-memory PGlite); only the LLM is an in-process script. Every request the
+ * model would have received is recorded, and its competitor-related parts are counted with
+ * `countTokens` (o200k): the lookup_competitor definition (name, description, enum), the
+ * backgrounds in the system context, and the tool call and its result. Target ratio ≤ 0.1.
+ */
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import type { ChatMessage, Completion, CompletionRequest, LlmClient, ToolSpec } from '../../src/agent/llm-types.js';
+import { countTokens } from '../../src/agent/history.js';
+import { createSwitchboard } from '../../src/app.js';
+import { parseConfig } from '../../src/config.js';
+import { demoCompetitors } from '../../src/data/demo/competitors.js';
+import { openDataPort, type AdminDataPort } from '../../src/data/index.js';
+import { importRows } from '../../src/data/import/run.js';
+import { createLogger } from '../../src/logger.js';
+import { createCompetitorTools, LOOKUP_COMPETITOR } from '../../src/tools/competitors/index.js';
+import { competitorContext } from '../../src/tools/competitors/render.js';
+import { defineTool, type AnyTool } from '../../src/tools/tool.js';
+
+const COMPETITORS = 12;
+const MENTIONED = { key: 'norlys', name: 'Norlys' };
+
+const TURNS = [
+  'I have a call with a household customer in Aarhus in ten minutes. What should I open with?',
+  'They just said they are with Norlys and that Norlys is cheaper. How do I handle that?',
+  'They also asked whether our green product is really green. What do I say?',
+  'Draft a short follow-up email I can send after the call.',
+  'Which questions should I ask on the next call?',
+];
+const ANSWER =
+  'Keep it short: open with what they pay over a whole year, ask what matters most to them, and offer one concrete ' +
+  'difference rather than a list. Close by agreeing on a next step and a time.';
+
+/** Answers every request at once; calls lookup_competitor when the user names the competitor and the tool is offered. */
+function scriptedLlm(requests: CompletionRequest[]): LlmClient {
+  let calls = 0;
+  return {
+    model: 'scripted',
+    async complete(req) {
+      requests.push(req);
+      const last = req.messages.at(-1);
+      const offered = (req.tools ?? []).some((t) => t.type === 'function' && t.function.name === LOOKUP_COMPETITOR);
+      const mentions = last?.role === 'user' && typeof last.content === 'string' && last.content.includes(MENTIONED.name);
+      if (offered && mentions) {
+        calls++;
+        return {
+          content: '',
+          toolCalls: [{ id: `call_${calls}`, name: LOOKUP_COMPETITOR, arguments: JSON.stringify({ competitor_id: MENTIONED.key }) }],
+          finishReason: 'tool_calls',
+        } satisfies Completion;
+      }
+      req.onText?.(ANSWER);
+      return { content: ANSWER, toolCalls: [], finishReason: 'stop' };
+    },
+    async embed() {
+      return [];
+    },
+  };
+}
+
+/** The old way: every description preloaded into the context of every step; the tool never offered. */
+function preloadAllTool(descriptions: Record<string, { name: string; description: string }>): AnyTool {
+  const all = Object.fromEntries(Object.entries(descriptions).map(([k, v]) => [k, { ...v, fetchedAt: '' }]));
+  return defineTool({
+    name: LOOKUP_COMPETITOR,
+    title: 'Looking up a competitor',
+    description: 'Old way: offered only when no backgrounds are preloaded, so never.',
+    input: z.object({ competitor_id: z.string() }),
+    offer: () => false,
+    context: () => competitorContext(all),
+    async run() {
+      return { content: '' };
+    },
+  });
+}
+
+interface Tally {
+  requests: number;
+  definition: number;
+  context: number;
+  exchange: number;
+  total: number;
+}
+
+/** The competitor-related tokens of each recorded request. */
+function tally(requests: CompletionRequest[]): Tally {
+  const t: Tally = { requests: requests.length, definition: 0, context: 0, exchange: 0, total: 0 };
+  for (const req of requests) {
+    // The whole spec as sent, as bench/tokens/campaigns.ts counts schemas.
+    for (const spec of req.tools ?? []) if (isLookup(spec)) t.definition += countTokens(JSON.stringify(spec));
+    const lookupCalls = new Set<string>();
+    for (const m of req.messages) {
+      if (m.role === 'system' && typeof m.content === 'string' && m.content.startsWith('Competitor backgrounds')) t.context += countTokens(m.content);
+      if (m.role === 'assistant') {
+        for (const call of m.tool_calls ?? []) {
+          if (call.type === 'function' && call.function.name === LOOKUP_COMPETITOR) {
+            lookupCalls.add(call.id);
+            t.exchange += countTokens(call.function.name) + countTokens(call.function.arguments);
+          }
+        }
+      }
+      if (m.role === 'tool' && lookupCalls.has(m.tool_call_id)) t.exchange += countTokens(text(m));
+    }
+  }
+  t.total = t.definition + t.context + t.exchange;
+  return t;
+}
+
+const isLookup = (spec: ToolSpec): spec is Extract<ToolSpec, { type: 'function' }> =>
+  spec.type === 'function' && spec.function.name === LOOKUP_COMPETITOR;
+const text = (m: ChatMessage): string => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? ''));
+
+interface Bench {
+  data: AdminDataPort;
+  rows: { key: string; display_name: string; full_description: string }[];
+}
+
+/** One database for every run: the default tenant with the first 12 demo competitors. */
+async function openBench(): Promise<Bench> {
+  const config = parseConfig({ PGLITE_MEMORY: '1', EMBEDDING_DIMENSIONS: '8', LOG_LEVEL: 'silent' });
+  const data = await openDataPort(config, createLogger('silent'), { seedDemo: false });
+  const rows = demoCompetitors().slice(0, COMPETITORS).map(({ campaign_key: _campaign, ...row }) => row);
+  if (!rows.some((r) => r.key === MENTIONED.key)) throw new Error(`${MENTIONED.key} is not among the first ${COMPETITORS}`);
+  await importRows(data, 'competitors', (await data.defaultTenant()).id, rows);
+  return { data, rows };
+}
+
+async function runConversation(
+  bench: Bench,
+  mode: 'lazy' | 'preload',
+  turns: readonly string[],
+  threadId: string,
+): Promise<{ tally: Tally; logLines: string[]; perRequest: number[] }> {
+  const logLines: string[] = [];
+  const log = createLogger('info', { write: (chunk: string) => void logLines.push((JSON.parse(chunk) as { msg: string }).msg) });
+  const config = parseConfig({ OPENAI_API_KEY: 'sk-bench', PGLITE_MEMORY: '1', EMBEDDING_DIMENSIONS: '8', LOG_LEVEL: 'info' });
+  const requests: CompletionRequest[] = [];
+  const tools =
+    mode === 'lazy'
+      ? createCompetitorTools(config).tools
+      : [preloadAllTool(Object.fromEntries(bench.rows.map((r) => [r.key, { name: r.display_name, description: r.full_description }])))];
+  const sb = await createSwitchboard(config, log, { tools, data: bench.data, llm: scriptedLlm(requests) });
+  try {
+    for (const [i, turn] of turns.entries()) {
+      const message = { platform: 'http' as const, workspaceId: 'default', channelId: 'bench', threadId, messageId: `${threadId}-${i}`, userId: 'u', isDirect: true, text: turn };
+      for await (const event of sb.agent.handle(message)) {
+        if (event.type === 'error') throw new Error(`turn ${i + 1} failed: ${event.message}`);
+      }
+    }
+  } finally {
+    await sb.close();
+  }
+  return { tally: tally(requests), logLines, perRequest: requests.map((r) => tally([r]).total) };
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** The figures, one line each: tokens with the lazy tool, with preloading, the ratio and the tool's log lines. */
+export async function competitorTokenFigures(): Promise<string[]> {
+  const bench = await openBench();
+  let lazy, preload, early;
+  try {
+    lazy = await runConversation(bench, 'lazy', TURNS, 'lazy');
+    preload = await runConversation(bench, 'preload', TURNS, 'preload');
+    // The same conversation with the competitor named in the first turn: the background rides along longest.
+    early = await runConversation(bench, 'lazy', [TURNS[1]!, TURNS[0]!, ...TURNS.slice(2)], 'early');
+  } finally {
+    await bench.data.close();
+  }
+  const ratio = lazy.tally.total / preload.tally.total;
+  const earlyRatio = early.tally.total / preload.tally.total;
+  const latency = lazy.logLines.filter((l) => /^Fetched \d+ competitor IDs|^Fetched competitor '/.test(l));
+  return [
+    `Competitor tokens received by the model, ${TURNS.length} turns, ${COMPETITORS} competitors configured, 1 mentioned (turn 2):`,
+    `  lazy tool:   ${fmt(lazy.tally.total)} tokens over ${lazy.tally.requests} requests ` +
+      `(definition ${fmt(lazy.tally.definition)}, background in context ${fmt(lazy.tally.context)}, call + result ${fmt(lazy.tally.exchange)}); per request ${lazy.perRequest.map(fmt).join(' / ')}`,
+    `  preload all: ${fmt(preload.tally.total)} tokens over ${preload.tally.requests} requests (every description in every prompt); per request ${preload.perRequest.map(fmt).join(' / ')}`,
+    `  ratio:       ${ratio.toFixed(3)} (target ≤ 0.1) ${ratio <= 0.1 ? 'OK' : 'MISSED'}: ` +
+      `the background in later steps ${(lazy.tally.context / preload.tally.total).toFixed(3)}, the tool definition ${(lazy.tally.definition / preload.tally.total).toFixed(3)}, call + result ${(lazy.tally.exchange / preload.tally.total).toFixed(3)}`,
+    `  mentioned in turn 1 instead: ${fmt(early.tally.total)} tokens, ratio ${earlyRatio.toFixed(3)}`,
+    `Tool latency log lines (in-memory PGlite): ${latency.length ? latency.map((l) => `"${l}"`).join(', ') : '(none)'}`,
+  ];
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  competitorTokenFigures()
+    .then((lines) => console.log(lines.join('\n')))
+    .catch((err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    });
+}

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { serviceRow, workingHoursRow } from '../../data/rows.js';
+import { defineTool } from '../tool.js';
+import { formatMinutes, formatPrice, hoursByDay } from './format.js';
+import { troubleOutput } from './lookup.js';
+import { cacheKey, hasBusiness, loadProfile, scopeArgs, type BusinessEnv } from './scope.js';
+
+/** `get_business_services` and `get_working_hours`: what the business offers and when it is open. */
+export function createCatalogueTools(env: BusinessEnv) {
+  const services = defineTool({
+    name: 'get_business_services',
+    title: 'Looking up services',
+    description: 'The business’s services with duration, price and description.',
+    input: z.object({}),
+    timeoutMs: env.timeoutMs,
+    offer: (ctx) => hasBusiness(env, ctx),
+    async run(_input, ctx) {
+      const now = ctx.now().getTime();
+      const [rows, profile] = await Promise.all([
+        env.lookups.run(ctx, now, {
+          tool: 'get_business_services',
+          fn: 'get_business_services',
+          key: cacheKey(ctx.tenant, 'services'),
+          ttlMs: env.referenceTtlMs,
+          size: (r) => r.length,
+          load: () => ctx.data.call('get_business_services', scopeArgs(ctx.tenant), serviceRow),
+        }),
+        loadProfile(env, ctx, now, 'get_business_services'),
+      ]);
+      if (!rows.ok) return troubleOutput('services');
+      const name = profile.ok && profile.value ? profile.value.name : 'the business';
+      if (rows.value.length === 0) return { content: `No services are listed for ${name}.` };
+      const count = `${rows.value.length} ${rows.value.length === 1 ? 'service' : 'services'}`;
+      const lines = rows.value.map(
+        (s) => `- ${s.name}${s.category ? ` (${s.category})` : ''}: ${formatMinutes(s.duration_minutes)}, price ${formatPrice(s.price)}${s.description ? `. ${s.description}` : ''}`,
+      );
+      return {
+        content: [`${count} at ${name} (prices as listed, no currency given):`, ...lines].join('\n'),
+        summary: count,
+        blocks: [
+          {
+            type: 'table',
+            caption: `Services at ${name}`,
+            columns: ['Service', 'Duration', 'Price', 'Details'],
+            rows: rows.value.map((s) => [s.name, formatMinutes(s.duration_minutes), formatPrice(s.price), s.description ?? '']),
+          },
+        ],
+      };
+    },
+  });
+
+  const hours = defineTool({
+    name: 'get_working_hours',
+    title: 'Looking up opening hours',
+    description: 'The business’s opening hours for each day of the week, in its own time zone.',
+    input: z.object({}),
+    timeoutMs: env.timeoutMs,
+    offer: (ctx) => hasBusiness(env, ctx),
+    async run(_input, ctx) {
+      const now = ctx.now().getTime();
+      const [rows, profile] = await Promise.all([
+        env.lookups.run(ctx, now, {
+          tool: 'get_working_hours',
+          fn: 'get_working_hours',
+          key: cacheKey(ctx.tenant, 'hours'),
+          ttlMs: env.referenceTtlMs,
+          size: (r) => r.length,
+          load: () => ctx.data.call('get_working_hours', scopeArgs(ctx.tenant), workingHoursRow),
+        }),
+        loadProfile(env, ctx, now, 'get_working_hours'),
+      ]);
+      if (!rows.ok) return troubleOutput('opening hours');
+      const week = hoursByDay(rows.value);
+      if (week.length === 0) return { content: 'No opening hours are on file for this business.' };
+      const timezone = rows.value[0]?.timezone ?? '';
+      const name = profile.ok && profile.value ? profile.value.name : 'The business';
+      return {
+        content: [`Opening hours of ${name} (${timezone}):`, ...week.map((d) => `${d.day}: ${d.hours}`)].join('\n'),
+        summary: 'Opening hours',
+        blocks: [
+          { type: 'fields', fields: week.map((d) => ({ label: d.day, value: d.hours })) },
+          { type: 'context', items: [`${name} · times in ${timezone}`] },
+        ],
+      };
+    },
+  });
+
+  return [services, hours];
+}

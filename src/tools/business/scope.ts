@@ -1,0 +1,54 @@
+import type { Tenant } from '../../data/port.js';
+import { businessRow } from '../../data/rows.js';
+import type { OfferContext } from '../tool.js';
+import type { BusinessLookups, LookupResult } from './lookup.js';
+
+/** What every business tool shares: the lookup runner and how long results stay fresh. */
+export interface BusinessEnv {
+  lookups: BusinessLookups;
+  /** Services, hours, policies, FAQs: they change rarely. */
+  referenceTtlMs: number;
+  /** Bookings change status during the day: a short TTL. */
+  bookingTtlMs: number;
+  timeoutMs: number;
+}
+
+export interface BusinessProfile {
+  name: string;
+  timezone: string;
+}
+
+/**
+ * The tenant scope of every call: from the platform context, never from the model's
+ * arguments. Without `businessId` the SQL picks the tenant's own business.
+ */
+export function scopeArgs(tenant: Tenant): { tenant_id: string; business_id: string | null } {
+  return { tenant_id: tenant.id, business_id: tenant.businessId ?? null };
+}
+
+/** Per-thread cache keys; the thread key already names the tenant. */
+export function cacheKey(tenant: Tenant, ...parts: string[]): string {
+  return ['business', tenant.businessId ?? 'own', ...parts].join(':');
+}
+
+/** The tenant's business (name and time zone), or null when it has none. */
+export function loadProfile(env: BusinessEnv, ctx: OfferContext, now: number, tool: string): Promise<LookupResult<BusinessProfile | null>> {
+  return env.lookups.run(ctx, now, {
+    tool,
+    fn: 'get_business',
+    key: cacheKey(ctx.tenant, 'profile'),
+    ttlMs: env.referenceTtlMs,
+    size: (p) => (p ? 1 : 0),
+    async load() {
+      const [row] = await ctx.data.call('get_business', scopeArgs(ctx.tenant), businessRow);
+      return row ? { name: row.name, timezone: row.timezone } : null;
+    },
+  });
+}
+
+/** Business tools are offered only to a tenant that has a business. */
+export async function hasBusiness(env: BusinessEnv, ctx: OfferContext): Promise<boolean> {
+  if (ctx.tenant.businessId) return true;
+  const profile = await loadProfile(env, ctx, Date.now(), 'offer');
+  return profile.ok && profile.value !== null;
+}

@@ -1,0 +1,112 @@
+import OpenAI, { APIError } from 'openai';
+import type { ImageGenerateParamsNonStreaming } from 'openai/resources/images';
+import { toLlmError } from '../../agent/llm.js';
+import type { Config } from '../../config.js';
+import { sniffImage, type ImageKind } from './sniff.js';
+
+export interface GeneratedImage extends ImageKind {
+  data: Uint8Array;
+  /** The prompt the provider actually used, when it rewrote ours (DALL·E 3 does). */
+  revisedPrompt?: string;
+}
+
+export interface ImageClient {
+  readonly model: string;
+  /** Throws an ImageError whose message is safe to log. */
+  generate(prompt: string, signal: AbortSignal): Promise<GeneratedImage>;
+}
+
+export type ImageConfig = Pick<Config, 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'OPENAI_TIMEOUT_MS' | 'OPENAI_MAX_RETRIES'> & {
+  IMAGE_MODEL: string;
+};
+
+export class ImageError extends Error {
+  constructor(
+    /** `refused`: the provider's safety system declined the prompt (the model may rephrase). */
+    readonly kind: 'refused' | 'unavailable' | 'bad_response',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ImageError';
+  }
+}
+
+const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+const PLACEHOLDER_API_KEY = 'not-needed';
+/** A provider answering with a URL rather than bytes: we fetch it, but not without limit. */
+const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024;
+
+/** The OpenAI-compatible images endpoint (`POST {OPENAI_BASE_URL}/images/generations`). */
+export function createImageClient(config: ImageConfig): ImageClient {
+  const apiKey = config.OPENAI_API_KEY ?? PLACEHOLDER_API_KEY;
+  const baseURL = config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL;
+  const openai = new OpenAI({
+    apiKey,
+    baseURL,
+    timeout: config.OPENAI_TIMEOUT_MS,
+    maxRetries: config.OPENAI_MAX_RETRIES,
+    // Failures are mapped and logged by the tool; the SDK's own console output is not wanted.
+    logLevel: 'off',
+  });
+  const model = config.IMAGE_MODEL;
+
+  return {
+    model,
+    async generate(prompt, signal) {
+      let first: { b64_json?: string; url?: string; revised_prompt?: string } | undefined;
+      try {
+        const response = await openai.images.generate(imageParams(model, prompt), { signal });
+        first = response.data?.[0];
+      } catch (err) {
+        if (signal.aborted) throw err;
+        throw toImageError(err, apiKey, baseURL);
+      }
+      if (!first) throw new ImageError('bad_response', 'the images endpoint returned no image');
+      const data = first.b64_json ? Buffer.from(first.b64_json, 'base64') : await download(first.url, signal);
+      const kind = sniffImage(data);
+      if (!kind) throw new ImageError('bad_response', 'the images endpoint returned data that is not a PNG, JPEG, WebP or GIF image');
+      return { data: new Uint8Array(data), ...kind, ...(first.revised_prompt ? { revisedPrompt: first.revised_prompt } : {}) };
+    },
+  };
+}
+
+/**
+ * gpt-image models always answer base64 and reject `response_format`; DALL·E and most
+ * compatible endpoints answer a short-lived URL unless asked for base64.
+ */
+export function imageParams(model: string, prompt: string): ImageGenerateParamsNonStreaming {
+  return {
+    model,
+    prompt,
+    n: 1,
+    ...(/^gpt-image/i.test(model) ? {} : { response_format: 'b64_json' as const }),
+  };
+}
+
+async function download(url: string | undefined, signal: AbortSignal): Promise<Buffer> {
+  if (!url || !/^https?:\/\//i.test(url)) throw new ImageError('bad_response', 'the images endpoint returned neither image data nor a URL');
+  let res: Response;
+  try {
+    res = await fetch(url, { signal });
+  } catch (err) {
+    if (signal.aborted) throw err;
+    throw new ImageError('unavailable', `could not download the generated image (${err instanceof Error ? err.message : String(err)})`, { cause: err });
+  }
+  if (!res.ok) throw new ImageError('unavailable', `downloading the generated image answered ${res.status}`);
+  const declared = Number(res.headers.get('content-length') ?? 0);
+  if (declared > MAX_DOWNLOAD_BYTES) throw new ImageError('bad_response', `the generated image is larger than ${MAX_DOWNLOAD_BYTES} bytes`);
+  const body = Buffer.from(await res.arrayBuffer());
+  if (body.byteLength > MAX_DOWNLOAD_BYTES) throw new ImageError('bad_response', `the generated image is larger than ${MAX_DOWNLOAD_BYTES} bytes`);
+  return body;
+}
+
+function toImageError(err: unknown, apiKey: string, baseURL: string): ImageError {
+  // The LLM client's mapping already redacts keys and names unreachable hosts plainly.
+  const mapped = toLlmError(err, { apiKey, baseURL });
+  const code = err instanceof APIError ? String(err.code ?? '') : '';
+  if (mapped.kind === 'bad_request' && (code === 'content_policy_violation' || /safety|content policy|moderation/i.test(mapped.message))) {
+    return new ImageError('refused', mapped.message, { cause: err });
+  }
+  return new ImageError(mapped.kind === 'bad_request' ? 'bad_response' : 'unavailable', mapped.message, { cause: err });
+}

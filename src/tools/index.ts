@@ -1,6 +1,13 @@
 import type { AgentExtension } from '../agent/agent.js';
 import type { Config } from '../config.js';
+import { createArtifactTools } from './artifacts/index.js';
+import { createBusinessTools } from './business/index.js';
+import { createCampaignTools } from './campaigns/index.js';
+import { createCompetitorTools } from './competitors/index.js';
+import { createImageTools } from './images/index.js';
+import { createQuoteTools } from './quotes/index.js';
 import type { AnyTool } from './tool.js';
+import { createWebSearchTools } from './web-search/index.js';
 
 export interface ToolSet {
   tools: AnyTool[];
@@ -8,11 +15,19 @@ export interface ToolSet {
 }
 
 /**
- * Every product tool family, each offered only when its provider is configured.
- * Tool families add themselves here (campaigns, competitors, quotes, web search, business).
+ * Every product tool family. Each returns no tools when its provider is not configured
+ * (no TAVILY_API_KEY → no web_search), and each tool's offer() decides per thread.
  */
-export function createToolSet(_config: Config): ToolSet {
-  const families: ToolSet[] = [];
+export function createToolSet(config: Config): ToolSet {
+  const families: ToolSet[] = [
+    createCampaignTools(config),
+    createCompetitorTools(config),
+    createBusinessTools(config),
+    createQuoteTools(config),
+    createWebSearchTools(config),
+    createImageTools(config),
+    createArtifactTools(config),
+  ];
   return {
     tools: families.flatMap((f) => f.tools),
     extensions: families.flatMap((f) => f.extensions),

@@ -1,0 +1,55 @@
+import type { Logger } from '../../logger.js';
+import type { KvStore } from '../../state/kv.js';
+
+/** Long enough to outlast every Slack retry (the last comes about 5 minutes after the first try). */
+export const DEDUP_TTL_MS = 10 * 60_000;
+
+/**
+ * What the Slack adapter remembers between events, in the shared state store (Redis across
+ * replicas): which events and messages were already taken, and which threads the bot follows.
+ */
+export function createSlackState(kv: KvStore, log: Logger, threadTtlMs: number) {
+  return {
+    /**
+     * Claims every key atomically (set-if-absent); false when another event (a retry, the twin
+     * `app_mention`/`message` pair, another replica) already took one. If the store is down the
+     * event is handled anyway: the turn itself then reports the state failure instead of silence.
+     */
+    async firstTime(keys: string[]): Promise<boolean> {
+      for (const key of keys) {
+        try {
+          if (!(await kv.setIfAbsent(`slack:seen:${key}`, 1, DEDUP_TTL_MS))) return false;
+        } catch (err) {
+          log.warn({ err, key }, 'slack dedup store unavailable; handling the event without dedup');
+          return true;
+        }
+      }
+      return true;
+    },
+
+    /** The bot answers later messages of a channel thread it was mentioned in, without a new mention. */
+    async follow(workspaceId: string, channel: string, threadTs: string): Promise<void> {
+      await kv.set(threadKey(workspaceId, channel, threadTs), 1, threadTtlMs).catch((err: unknown) => log.warn({ err }, 'could not remember a followed Slack thread'));
+    },
+
+    async follows(workspaceId: string, channel: string, threadTs: string): Promise<boolean> {
+      try {
+        return (await kv.get<number>(threadKey(workspaceId, channel, threadTs))) !== undefined;
+      } catch (err) {
+        log.warn({ err }, 'could not check a followed Slack thread');
+        return false;
+      }
+    },
+
+    /** True once per assistant thread: its first message names it. */
+    async firstInThread(channel: string, threadTs: string): Promise<boolean> {
+      return kv.setIfAbsent(`slack:titled:${channel}:${threadTs}`, 1, threadTtlMs).catch(() => false);
+    },
+  };
+}
+
+export type SlackState = ReturnType<typeof createSlackState>;
+
+function threadKey(workspaceId: string, channel: string, threadTs: string): string {
+  return `slack:follow:${workspaceId}:${channel}:${threadTs}`;
+}

@@ -1,0 +1,111 @@
+import type { webApi } from '@slack/bolt';
+import type { Logger } from '../../logger.js';
+import type { FileAttachment } from '../../reply/model.js';
+import { SLACK_LIMITS as L } from './limits.js';
+import { noticeMessage, type SlackMessage } from './render.js';
+import { AUTH_ERROR_CODES, explainSlackError, slackErrorCode } from './slack-errors.js';
+import { truncate } from './text.js';
+
+/** Where one turn's answer goes. */
+export interface ThreadTarget {
+  client: webApi.WebClient;
+  channel: string;
+  threadTs: string;
+  /** The asker: streams outside DMs need the recipient's user and team. */
+  userId: string;
+  userTeamId?: string;
+  /** Show progress with `assistant.threads.setStatus` until the answer starts. */
+  status: boolean;
+  /** Tells the asker privately when the thread cannot be written to (slash commands, buttons). */
+  respond?: (text: string) => Promise<unknown>;
+}
+
+/** After these, nothing more can be written to the thread this turn. */
+const UNWRITABLE = new Set(['not_in_channel', 'channel_not_found', 'is_archived', ...AUTH_ERROR_CODES]);
+
+export const isUnwritable = (code: string) => UNWRITABLE.has(code);
+
+/**
+ * Slack calls for one thread, made safe: each failure is logged with Slack's error code, told
+ * once to the asker when they can act on it, and ends further writing when the thread is
+ * unwritable. Calls return undefined on failure instead of throwing.
+ */
+export class ThreadPoster {
+  /** Messages created in the thread. */
+  posted = 0;
+  failed = false;
+  private unwritable = false;
+  private explained = false;
+
+  constructor(
+    readonly target: ThreadTarget,
+    private readonly log: Logger,
+  ) {}
+
+  get client(): webApi.WebClient {
+    return this.target.client;
+  }
+
+  async call<T>(method: string, fn: () => Promise<T>): Promise<T | undefined> {
+    if (this.unwritable) return undefined;
+    try {
+      return await fn();
+    } catch (err) {
+      await this.failedWith(method, slackErrorCode(err));
+      return undefined;
+    }
+  }
+
+  /** Records a failed call: logs its code, tells the asker when they can act. */
+  async failedWith(method: string, code: string): Promise<void> {
+    this.failed = true;
+    this.unwritable ||= UNWRITABLE.has(code);
+    this.log.warn({ code, method }, `slack ${method} failed: ${code}`);
+    await this.explain(code);
+  }
+
+  /** Posts in the thread; undefined when it failed. */
+  async post(message: SlackMessage): Promise<{ ts?: string } | undefined> {
+    const res = await this.call('chat.postMessage', () => this.client.chat.postMessage({ channel: this.target.channel, thread_ts: this.target.threadTs, ...message }));
+    if (res) this.posted += 1;
+    return res;
+  }
+
+  async postAll(messages: SlackMessage[]): Promise<void> {
+    for (const message of messages) {
+      if (message.blocks.length && !(await this.post(message))) return;
+    }
+  }
+
+  async update(ts: string, message: SlackMessage): Promise<boolean> {
+    return Boolean(await this.call('chat.update', () => this.client.chat.update({ channel: this.target.channel, ts, ...message })));
+  }
+
+  /** Files into the thread with Slack's upload flow (getUploadURLExternal → upload → completeUploadExternal). */
+  async uploadFiles(files: FileAttachment[]): Promise<void> {
+    if (!files.length) return;
+    const preview = files.length === 1 ? files[0]?.preview : undefined;
+    const ok = await this.call('files.uploadV2', () =>
+      this.client.filesUploadV2({
+        channel_id: this.target.channel,
+        thread_ts: this.target.threadTs,
+        ...(preview ? { initial_comment: truncate(preview, L.sectionText) } : {}),
+        file_uploads: files.map((f) => ({ file: Buffer.from(f.data), filename: f.name, title: f.title ?? f.name })),
+      }),
+    );
+    if (!ok) await this.postAll([noticeMessage(`I couldn’t attach ${files.map((f) => f.name).join(', ')} to this thread.`)]);
+  }
+
+  /** Privately when we can (slash commands, buttons), else in the thread if it is still writable. */
+  private async explain(code: string): Promise<void> {
+    const explanation = explainSlackError(code);
+    if (!explanation || this.explained) return;
+    this.explained = true;
+    try {
+      if (this.target.respond) await this.target.respond(explanation);
+      else if (!this.unwritable) await this.client.chat.postMessage({ channel: this.target.channel, thread_ts: this.target.threadTs, ...noticeMessage(explanation) });
+    } catch (err) {
+      this.log.warn({ code: slackErrorCode(err) }, 'could not tell the user why the reply failed');
+    }
+  }
+}

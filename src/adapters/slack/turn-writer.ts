@@ -1,0 +1,342 @@
+import type { types, webApi } from '@slack/bolt';
+import type { TurnEvent } from '../../agent/types.js';
+import type { Logger } from '../../logger.js';
+import type { Reply } from '../../reply/model.js';
+import { SLACK_LIMITS as L } from './limits.js';
+import { contextBlock, markdownBlocks, noticeMessage, renderReply, type SlackBlock, type SlackMessage } from './render.js';
+import { slackErrorCode } from './slack-errors.js';
+import { escapeMrkdwn, truncate } from './text.js';
+import { isUnwritable, ThreadPoster, type ThreadTarget } from './thread-poster.js';
+
+export type { ThreadTarget } from './thread-poster.js';
+
+type ChatStreamer = webApi.ChatStreamer;
+
+export interface WriterOptions {
+  log: Logger;
+  /** How often streamed text is flushed to Slack. */
+  streamFlushMs?: number;
+  /** Fallback (no streaming): the live message is updated at most this often. */
+  updateIntervalMs?: number;
+}
+
+export interface DeliveryResult {
+  mode: 'post' | 'stream' | 'fallback';
+  /** Messages we created in the thread (streamed, posted, continuation). */
+  posted: number;
+  failed: boolean;
+}
+
+/** Streamed text goes out when this much is waiting (the SDK's own default), or after `streamFlushMs`. */
+const STREAM_CHUNK_CHARS = 256;
+const FIRST_FLUSH_MS = 300;
+const LOADING_MESSAGES = ['Thinking…', 'Looking through what I know…', 'Putting the answer together…'];
+
+/**
+ * Renders a turn's events into a Slack thread: Slack's chat streaming (text plus tool calls as
+ * task updates), else one message updated at most once a second, then the final Block Kit
+ * reply, continuation messages and files. A quick answer with nothing shown yet goes out as one
+ * finished message. Every Slack call goes through one queue, in order.
+ */
+export class TurnWriter {
+  private mode: DeliveryResult['mode'] | 'idle' = 'idle';
+  private streamer: ChatStreamer | undefined;
+  /** Markdown already in the live message. */
+  private shown = '';
+  /** Markdown waiting for the next flush. */
+  private pending = '';
+  /** Markdown beyond the live message's budget; posted after it. */
+  private overflow = '';
+  /** Text of the current model step (reply.text is the last step's text). */
+  private segment = '';
+  private breakBeforeText = false;
+  private readonly tasks = new Map<string, { title: string; state: 'running' | 'ok' | 'error'; summary?: string }>();
+  private fallbackTs: string | undefined;
+  private lastUpdate = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private statusOn: boolean;
+  private statusSent = false;
+  private readonly slack: ThreadPoster;
+  private readonly flushMs: number;
+  private readonly updateMs: number;
+  private readonly log: Logger;
+
+  constructor(
+    private readonly target: ThreadTarget,
+    opts: WriterOptions,
+  ) {
+    this.statusOn = target.status;
+    // About one append a second per stream: smooth to read, well inside Slack's rate limits.
+    this.flushMs = opts.streamFlushMs ?? 1_000;
+    this.updateMs = opts.updateIntervalMs ?? 1_000;
+    this.log = opts.log.child({ channel: target.channel, thread: target.threadTs });
+    this.slack = new ThreadPoster(target, this.log);
+  }
+
+  /** Consumes the whole turn; never throws (failures are logged and, where useful, told to the user). */
+  async deliver(events: AsyncIterable<TurnEvent>): Promise<DeliveryResult> {
+    try {
+      for await (const event of events) await this.handle(event);
+    } catch (err) {
+      this.log.error({ err }, 'slack turn delivery failed');
+      this.slack.failed = true;
+    } finally {
+      this.clearTimer();
+      await this.enqueue(() => this.closeStream());
+    }
+    return { mode: this.mode === 'idle' ? 'post' : this.mode, posted: this.slack.posted, failed: this.slack.failed };
+  }
+
+  private async handle(event: TurnEvent): Promise<void> {
+    switch (event.type) {
+      case 'status':
+        if (this.mode === 'idle') await this.enqueue(() => this.setStatus(event.text));
+        return;
+      case 'text_delta':
+        return this.addText(event.text);
+      case 'tool_call_start':
+        this.tasks.set(event.callId, { title: event.title, state: 'running' });
+        this.segment = '';
+        this.breakBeforeText = this.shown.length + this.pending.length > 0;
+        return this.enqueue(() => this.showTask(event.callId));
+      case 'tool_result': {
+        const task = this.tasks.get(event.callId) ?? { title: event.tool, state: 'running' as const };
+        this.tasks.set(event.callId, { ...task, state: event.ok ? 'ok' : 'error', summary: event.summary });
+        return this.enqueue(() => this.showTask(event.callId));
+      }
+      case 'reply':
+        this.clearTimer();
+        return this.enqueue(() => this.finish(event.reply));
+      case 'error':
+        this.clearTimer();
+        return this.enqueue(() => this.finishWithError(event.message));
+      default:
+        return;
+    }
+  }
+
+  // ── text ────────────────────────────────────────────────────────────────────────────────
+
+  private async addText(delta: string): Promise<void> {
+    this.segment += delta;
+    let text = delta;
+    if (this.breakBeforeText && text.trim()) {
+      text = `\n\n${text.replace(/^\s+/, '')}`;
+      this.breakBeforeText = false;
+    }
+    this.appendMarkdown(text);
+    if (this.mode === 'idle' || this.mode === 'stream') {
+      if (this.pending.length >= STREAM_CHUNK_CHARS) await this.enqueue(() => this.flushStream());
+      // The first words show soon; after that, about one append a second.
+      else this.schedule(() => this.flushStream(), this.mode === 'idle' ? Math.min(this.flushMs, FIRST_FLUSH_MS) : this.flushMs);
+    } else if (this.mode === 'fallback') {
+      this.scheduleUpdate();
+    }
+  }
+
+  /** Keeps the live message within the markdown budget; the rest waits for a continuation. */
+  private appendMarkdown(text: string): void {
+    if (this.overflow || this.shown.length + this.pending.length + text.length > L.markdownPerMessage) this.overflow += text;
+    else this.pending += text;
+  }
+
+  private async flushStream(): Promise<void> {
+    if (!this.pending || (this.mode !== 'idle' && this.mode !== 'stream')) return;
+    await this.streamAppend({ markdown_text: this.pending });
+  }
+
+  // ── streaming ───────────────────────────────────────────────────────────────────────────
+
+  private openStream(): ChatStreamer {
+    this.streamer ??= this.target.client.chatStream({
+      channel: this.target.channel,
+      thread_ts: this.target.threadTs,
+      recipient_user_id: this.target.userId,
+      ...(this.target.userTeamId ? { recipient_team_id: this.target.userTeamId } : {}),
+      task_display_mode: 'timeline',
+      // We pace the flushes ourselves; every append goes out.
+      buffer_size: 1,
+    });
+    return this.streamer;
+  }
+
+  /**
+   * One append (the first one starts the stream) carrying `args`, whose markdown is the pending
+   * text. On failure the turn falls back to post + update, unless the thread is unwritable.
+   */
+  private async streamAppend(args: { markdown_text?: string; chunks?: types.AnyChunk[] }): Promise<void> {
+    const starting = !this.streamer?.ts;
+    const text = args.markdown_text ?? '';
+    try {
+      await this.openStream().append(args);
+      if (starting) {
+        this.mode = 'stream';
+        this.slack.posted += 1;
+      }
+      this.shown += text;
+      this.pending = this.pending.slice(text.length);
+    } catch (err) {
+      const method = starting ? 'chat.startStream' : 'chat.appendStream';
+      const code = slackErrorCode(err);
+      // Posting would fail the same way: say so once and stop writing to this thread.
+      if (isUnwritable(code)) return this.slack.failedWith(method, code);
+      this.log.warn({ code, method }, 'slack streaming unavailable; falling back to post and update');
+      await this.enterFallback();
+    }
+  }
+
+  private async closeStream(): Promise<void> {
+    if (this.mode !== 'stream' || !this.streamer) return;
+    const streamer = this.streamer;
+    this.streamer = undefined;
+    await this.slack.call('chat.stopStream', () => streamer.stop(this.pending ? { markdown_text: this.pending } : undefined));
+    this.shown += this.pending;
+    this.pending = '';
+  }
+
+  private async showTask(callId: string): Promise<void> {
+    const task = this.tasks.get(callId);
+    if (!task) return;
+    if (this.mode === 'fallback') return this.scheduleUpdate();
+    const chunk: types.TaskUpdateChunk = {
+      type: 'task_update',
+      id: callId,
+      title: truncate(task.title, 256),
+      status: task.state === 'running' ? 'in_progress' : task.state === 'ok' ? 'complete' : 'error',
+      ...(task.summary ? { output: truncate(task.summary, 256) } : {}),
+    };
+    await this.streamAppend({ ...(this.pending ? { markdown_text: this.pending } : {}), chunks: [chunk] });
+  }
+
+  // ── fallback: one message, updated at most once a second ───────────────────────────────
+
+  private async enterFallback(): Promise<void> {
+    this.clearTimer();
+    const started = this.streamer?.ts;
+    if (started && this.streamer) {
+      // Close what was streamed so far (best effort) and keep editing that same message.
+      await this.streamer.stop().catch(() => undefined);
+      this.fallbackTs = started;
+    }
+    this.streamer = undefined;
+    this.pending = this.shown + this.pending;
+    this.shown = '';
+    this.mode = 'fallback';
+    await this.updateLive();
+  }
+
+  private scheduleUpdate(): void {
+    const wait = Math.max(0, this.lastUpdate + this.updateMs - Date.now());
+    this.schedule(() => this.updateLive(), wait);
+  }
+
+  private async updateLive(): Promise<void> {
+    this.lastUpdate = Date.now();
+    const message = this.liveMessage();
+    if (this.fallbackTs) await this.slack.update(this.fallbackTs, message);
+    else this.fallbackTs = (await this.slack.post(message))?.ts;
+  }
+
+  private liveMessage(extra: SlackBlock[] = []): SlackMessage {
+    const text = this.shown + this.pending;
+    const blocks: SlackBlock[] = text.trim() ? markdownBlocks(text) : [];
+    const lines = [...this.tasks.values()].map((t) => `${t.state === 'running' ? '⏳' : t.state === 'ok' ? '✅' : '⚠️'} ${escapeMrkdwn(t.title)}`);
+    if (lines.length) blocks.push(contextBlock([truncate(lines.join('\n'), L.contextText)]));
+    if (!blocks.length && !extra.length) blocks.push(contextBlock(['_Working on it…_']));
+    return { text: truncate(text.trim() || 'Working on it…', L.fallbackText), blocks: [...blocks, ...extra] };
+  }
+
+  // ── the end of the turn ─────────────────────────────────────────────────────────────────
+
+  private async finish(reply: Reply): Promise<void> {
+    // What the model streamed for its last step, then whatever the final text adds (a length
+    // note, a terminal tool's text): the thread shows the same answer the reply carries.
+    const streamed = this.segment.trim();
+    const rest = reply.text.startsWith(streamed) ? reply.text.slice(streamed.length) : `${this.shown || this.pending ? '\n\n' : ''}${reply.text}`;
+
+    if (this.mode === 'idle') {
+      // Nothing visible yet: a quick answer goes out as one finished message (no stream needed).
+      this.pending = '';
+      await this.slack.postAll(renderReply(reply).messages);
+    } else if (this.mode === 'stream') {
+      this.appendMarkdown(rest);
+      const rendered = renderReply({ text: this.overflow, blocks: reply.blocks }, { firstMessageMarkdownUsed: this.shown.length + this.pending.length });
+      const [first, ...more] = rendered.messages;
+      const streamer = this.streamer;
+      this.streamer = undefined;
+      if (streamer) {
+        const stopped = await this.slack.call('chat.stopStream', () =>
+          streamer.stop({ ...(this.pending ? { markdown_text: this.pending } : {}), ...(first?.blocks.length ? { blocks: first.blocks } : {}) }),
+        );
+        if (!stopped && first?.blocks.length) more.unshift(first);
+      }
+      this.shown += this.pending;
+      this.pending = '';
+      await this.slack.postAll(more);
+    } else if (this.mode === 'fallback') {
+      const full = `${this.shown}${this.pending}${this.overflow}${rest}`;
+      const [first, ...more] = renderReply({ text: full, blocks: reply.blocks }).messages;
+      if (first) await this.replaceLive(first);
+      await this.slack.postAll(more);
+    }
+    await this.slack.uploadFiles(reply.blocks.flatMap((b) => (b.type === 'file' ? [b.file] : [])));
+  }
+
+  private async finishWithError(message: string): Promise<void> {
+    const notice = noticeMessage(message);
+    if (this.mode === 'stream' && this.streamer) {
+      const streamer = this.streamer;
+      this.streamer = undefined;
+      const text = `${this.pending}${this.shown || this.pending ? '\n\n' : ''}⚠️ ${message}`;
+      if (await this.slack.call('chat.stopStream', () => streamer.stop({ markdown_text: text }))) return;
+    } else if (this.mode === 'fallback' && this.fallbackTs) {
+      return this.replaceLive(this.liveMessage(notice.blocks));
+    }
+    await this.slack.postAll([notice]);
+  }
+
+  private async replaceLive(message: SlackMessage): Promise<void> {
+    if (this.fallbackTs && (await this.slack.update(this.fallbackTs, message))) return;
+    await this.slack.postAll([message]);
+  }
+
+  // ── plumbing ────────────────────────────────────────────────────────────────────────────
+
+  private async setStatus(text: string): Promise<void> {
+    if (!this.statusOn) return;
+    const first = !this.statusSent;
+    this.statusSent = true;
+    try {
+      await this.target.client.assistant.threads.setStatus({
+        channel_id: this.target.channel,
+        thread_ts: this.target.threadTs,
+        status: 'is working on it…',
+        loading_messages: first ? [text, ...LOADING_MESSAGES.filter((m) => m !== text)] : [text],
+      });
+    } catch (err) {
+      // Status is decoration: workspaces without AI-app threads refuse it. Stop asking this turn.
+      this.statusOn = false;
+      this.log.debug({ code: slackErrorCode(err) }, 'assistant.threads.setStatus refused');
+    }
+  }
+
+  private enqueue(fn: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(fn);
+    this.queue = run.catch((err: unknown) => this.log.error({ err }, 'slack writer step failed'));
+    return this.queue;
+  }
+
+  private schedule(fn: () => Promise<void>, ms: number): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.enqueue(fn);
+    }, ms);
+  }
+
+  private clearTimer(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -1,0 +1,28 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+// The manifest is YAML for people; these checks only make sure it asks for what the adapter uses.
+const manifest = readFileSync(new URL('../../../deploy/slack-app-manifest.yaml', import.meta.url), 'utf8');
+const listed = (item: string) => new RegExp(`^\\s*- ${item.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\b`, 'm').test(manifest);
+
+describe('Slack app manifest', () => {
+  it('subscribes to every event the adapter handles', () => {
+    for (const event of ['app_mention', 'assistant_thread_started', 'assistant_thread_context_changed', 'message.channels', 'message.groups', 'message.im']) {
+      expect(listed(event), event).toBe(true);
+    }
+  });
+
+  it('requests the scopes those events and replies need', () => {
+    for (const scope of ['app_mentions:read', 'assistant:write', 'channels:history', 'groups:history', 'im:history', 'chat:write', 'commands', 'files:write']) {
+      expect(listed(scope), scope).toBe(true);
+    }
+  });
+
+  it('declares /ask and /quote, interactivity, the AI-app view and Socket Mode', () => {
+    expect(manifest).toMatch(/- command: \/ask\b/);
+    expect(manifest).toMatch(/- command: \/quote\b/);
+    expect(manifest).toMatch(/interactivity:\s*\n\s*is_enabled: true/);
+    expect(manifest).toMatch(/assistant_view:/);
+    expect(manifest).toMatch(/socket_mode_enabled: true/);
+  });
+});

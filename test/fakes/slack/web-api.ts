@@ -1,0 +1,297 @@
+/**
+ * A loopback stand-in for Slack's Web API, driven by the real @slack/web-api client (point
+ * SLACK_API_URL at `fake.url`). Speaks the wire format: form-encoded or JSON bodies, bearer
+ * tokens, `{ ok, error }` answers, 429 + Retry-After. Keeps the messages it was sent (threads,
+ * streams, updates) and records every call for assertions.
+ *
+ *   const slack = await startFakeSlack({ socketMode: true });
+ *   // SLACK_API_URL=slack.url … run the app …
+ *   expect(slack.threadReplies('C1', '123.456')).toHaveLength(1);
+ *
+ * Also serves the `response_url` hooks (`slack.responseUrl()`), the file upload URLs handed out
+ * by `files.getUploadURLExternal`, and, with `socketMode`, the Socket Mode WebSocket.
+ * `GET /__fake/stats` counts calls and messages (for a fake running in another process).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { attachSocketMode, type FakeSocketMode } from './socket-mode.js';
+
+export interface SlackCall {
+  method: string;
+  args: Record<string, unknown>;
+  token: string | undefined;
+}
+
+export interface FakeMessage {
+  ts: string;
+  channel: string;
+  thread_ts?: string;
+  user: string;
+  bot_id: string;
+  text: string;
+  blocks?: unknown[];
+  metadata?: unknown;
+  /** Streamed messages: their markdown and chunks in order. */
+  stream?: { state: 'in_progress' | 'completed'; markdown: string; chunks: Record<string, unknown>[] };
+  updates: number;
+}
+
+export type FakeFailure = { error: string } | { status: 429; retryAfter: number };
+
+export interface FakeSlackOptions {
+  botToken?: string;
+  appToken?: string;
+  botUserId?: string;
+  botId?: string;
+  teamId?: string;
+  socketMode?: boolean;
+}
+
+export interface FakeSlack {
+  /** The Web API base for SLACK_API_URL (ends in `/api/`). */
+  readonly url: string;
+  readonly origin: string;
+  readonly options: Required<Omit<FakeSlackOptions, 'socketMode'>>;
+  readonly calls: SlackCall[];
+  callsTo(method: string): SlackCall[];
+  readonly messages: FakeMessage[];
+  /** Bot messages in a thread (the root included when the bot posted it), oldest first. */
+  threadReplies(channel: string, threadTs: string): FakeMessage[];
+  /** Bodies POSTed to response URLs. */
+  readonly responses: { path: string; body: Record<string, unknown> }[];
+  responseUrl(): string;
+  readonly uploads: { fileId: string; bytes: number }[];
+  /** The next `count` calls of `method` fail. */
+  failNext(method: string, failure: FakeFailure, count?: number): void;
+  /** chat.startStream answers `unknown_method`, as in a workspace without streaming. */
+  disableStreaming(disabled?: boolean): void;
+  /** Posting in this channel answers `not_in_channel`. */
+  notInChannel(channel: string): void;
+  /** Waits until `check` holds, polling; throws with `what` after `timeoutMs`. */
+  waitFor(check: () => boolean, what: string, timeoutMs?: number): Promise<void>;
+  readonly socket: FakeSocketMode | undefined;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const JSON_FIELDS = new Set(['blocks', 'chunks', 'metadata', 'prompts', 'loading_messages', 'files', 'attachments']);
+
+export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeSlack> {
+  const options = {
+    botToken: opts.botToken ?? 'xoxb-fake-bot-token',
+    appToken: opts.appToken ?? 'xapp-fake-app-token',
+    botUserId: opts.botUserId ?? 'U0FAKEBOT',
+    botId: opts.botId ?? 'B0FAKEBOT',
+    teamId: opts.teamId ?? 'T0FAKETEAM',
+  };
+  const calls: SlackCall[] = [];
+  const messages: FakeMessage[] = [];
+  const responses: { path: string; body: Record<string, unknown> }[] = [];
+  const uploads: { fileId: string; bytes: number }[] = [];
+  const pendingUploads = new Map<string, { filename: string; length: number }>();
+  const failures = new Map<string, FakeFailure[]>();
+  const blockedChannels = new Set<string>();
+  let streamingDisabled = false;
+  let seq = 0;
+  const base = Math.floor(Date.now() / 1000);
+  const nextTs = () => `${base + Math.floor(++seq / 1000)}.${String(seq % 1_000_000).padStart(6, '0')}`;
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => send(res, 500, { ok: false, error: `fake_bug: ${String(err)}` }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+  const socket = opts.socketMode ? attachSocketMode(server, origin) : undefined;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const raw = await readBody(req);
+    if (path === '/__fake/stats') return send(res, 200, { calls: calls.length, messages: messages.length });
+    if (path.startsWith('/hooks/')) {
+      responses.push({ path, body: JSON.parse(raw.toString('utf8') || '{}') as Record<string, unknown> });
+      return send(res, 200, 'ok');
+    }
+    if (path.startsWith('/upload/')) {
+      const fileId = path.slice('/upload/'.length);
+      if (!pendingUploads.has(fileId)) return send(res, 404, 'unknown upload');
+      uploads.push({ fileId, bytes: raw.byteLength });
+      return send(res, 200, 'OK - 200');
+    }
+    if (!path.startsWith('/api/')) return send(res, 404, { ok: false, error: 'unknown_url' });
+    const method = path.slice('/api/'.length);
+    const args = parseArgs(req.headers['content-type'], raw);
+    const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? (typeof args.token === 'string' ? args.token : undefined);
+    calls.push({ method, args, token });
+
+    const failure = failures.get(method)?.shift();
+    if (failure) {
+      if ('status' in failure) return send(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
+      return send(res, 200, { ok: false, error: failure.error });
+    }
+    const expected = method === 'apps.connections.open' ? options.appToken : options.botToken;
+    if (!token) return send(res, 200, { ok: false, error: 'not_authed' });
+    if (token !== expected) return send(res, 200, { ok: false, error: 'invalid_auth' });
+    send(res, 200, route(method, args));
+  }
+
+  function route(method: string, a: Record<string, unknown>): Record<string, unknown> {
+    const channel = String(a.channel ?? a.channel_id ?? '');
+    const needsChannel = () => (blockedChannels.has(channel) ? { ok: false, error: 'not_in_channel' } : undefined);
+    switch (method) {
+      case 'auth.test':
+        return { ok: true, url: 'https://fake.slack.test/', team: 'Fake Team', user: 'switchboard', team_id: options.teamId, user_id: options.botUserId, bot_id: options.botId, is_enterprise_install: false };
+      case 'apps.connections.open':
+        if (!socket) return { ok: false, error: 'socket_mode_not_enabled' };
+        return { ok: true, url: socket.nextUrl() };
+      case 'chat.postMessage': {
+        if (!channel) return { ok: false, error: 'channel_not_found' };
+        if (!a.text && !a.blocks) return { ok: false, error: 'no_text' };
+        const blocked = needsChannel();
+        if (blocked) return blocked;
+        const m = store({ channel, text: String(a.text ?? ''), blocks: a.blocks as unknown[] | undefined, thread_ts: str(a.thread_ts), metadata: a.metadata });
+        return { ok: true, channel, ts: m.ts, message: m };
+      }
+      case 'chat.update': {
+        const m = messages.find((x) => x.channel === channel && x.ts === a.ts);
+        if (!m) return { ok: false, error: 'message_not_found' };
+        if (m.stream?.state === 'in_progress') return { ok: false, error: 'cant_update_message' };
+        m.text = String(a.text ?? m.text);
+        if (a.blocks !== undefined) m.blocks = a.blocks as unknown[];
+        if (a.metadata !== undefined) m.metadata = a.metadata;
+        m.updates += 1;
+        return { ok: true, channel, ts: m.ts, text: m.text };
+      }
+      case 'chat.startStream': {
+        if (streamingDisabled) return { ok: false, error: 'unknown_method' };
+        if (!a.thread_ts) return { ok: false, error: 'invalid_arguments' };
+        if (!channel.startsWith('D') && (!a.recipient_user_id || !a.recipient_team_id)) return { ok: false, error: 'invalid_arguments' };
+        const blocked = needsChannel();
+        if (blocked) return blocked;
+        const m = store({ channel, text: '', thread_ts: str(a.thread_ts) });
+        m.stream = { state: 'in_progress', markdown: '', chunks: [] };
+        appendToStream(m, a);
+        return { ok: true, channel, ts: m.ts };
+      }
+      case 'chat.appendStream':
+      case 'chat.stopStream': {
+        const m = messages.find((x) => x.channel === channel && x.ts === a.ts);
+        if (!m?.stream) return { ok: false, error: 'message_not_found' };
+        if (m.stream.state !== 'in_progress') return { ok: false, error: 'message_not_in_streaming_state' };
+        appendToStream(m, a);
+        if (method === 'chat.stopStream') {
+          m.stream.state = 'completed';
+          if (a.blocks !== undefined) m.blocks = a.blocks as unknown[];
+        }
+        return { ok: true, channel, ts: m.ts };
+      }
+      case 'assistant.threads.setStatus':
+      case 'assistant.threads.setSuggestedPrompts':
+      case 'assistant.threads.setTitle':
+        return a.channel_id && a.thread_ts ? { ok: true } : { ok: false, error: 'invalid_arguments' };
+      case 'conversations.replies': {
+        const thread = messages.filter((m) => m.channel === channel && (m.ts === a.ts || m.thread_ts === a.ts));
+        return { ok: true, messages: thread.map((m) => ({ type: 'message', user: m.user, bot_id: m.bot_id, ts: m.ts, thread_ts: m.thread_ts, text: m.text, blocks: m.blocks, metadata: m.metadata })), has_more: false };
+      }
+      case 'files.getUploadURLExternal': {
+        const fileId = `F${String(++seq).padStart(8, '0')}`;
+        pendingUploads.set(fileId, { filename: String(a.filename), length: Number(a.length) });
+        return { ok: true, upload_url: `${origin}/upload/${fileId}`, file_id: fileId };
+      }
+      case 'files.completeUploadExternal': {
+        const files = (a.files as { id: string; title?: string }[] | undefined) ?? [];
+        if (!files.every((f) => uploads.some((u) => u.fileId === f.id))) return { ok: false, error: 'file_upload_not_finished' };
+        const blocked = needsChannel();
+        if (blocked) return blocked;
+        return { ok: true, files: files.map((f) => ({ id: f.id, title: f.title, name: pendingUploads.get(f.id)?.filename })) };
+      }
+      default:
+        return { ok: false, error: 'unknown_method' };
+    }
+  }
+
+  function store(m: { channel: string; text: string; blocks?: unknown[]; thread_ts?: string; metadata?: unknown }): FakeMessage {
+    const message: FakeMessage = { ts: nextTs(), user: options.botUserId, bot_id: options.botId, updates: 0, ...m };
+    messages.push(message);
+    return message;
+  }
+
+  function appendToStream(m: FakeMessage, a: Record<string, unknown>): void {
+    const stream = m.stream!;
+    if (typeof a.markdown_text === 'string') stream.markdown += a.markdown_text;
+    for (const chunk of (a.chunks as Record<string, unknown>[] | undefined) ?? []) {
+      stream.chunks.push(chunk);
+      if (chunk.type === 'markdown_text') stream.markdown += String(chunk.text ?? '');
+    }
+    m.text = stream.markdown;
+  }
+
+  return {
+    url: `${origin}/api/`,
+    origin,
+    options,
+    calls,
+    callsTo: (method) => calls.filter((c) => c.method === method),
+    messages,
+    threadReplies: (channel, threadTs) => messages.filter((m) => m.channel === channel && (m.thread_ts === threadTs || m.ts === threadTs)),
+    responses,
+    responseUrl: () => `${origin}/hooks/commands/${options.teamId}/${++seq}/fake`,
+    uploads,
+    failNext(method, failure, count = 1) {
+      failures.set(method, [...(failures.get(method) ?? []), ...Array.from({ length: count }, () => failure)]);
+    },
+    disableStreaming(disabled = true) {
+      streamingDisabled = disabled;
+    },
+    notInChannel(channel) {
+      blockedChannels.add(channel);
+    },
+    async waitFor(check, what, timeoutMs = 5_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!check()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    socket,
+    reset() {
+      calls.length = 0;
+      messages.length = 0;
+      responses.length = 0;
+      uploads.length = 0;
+      failures.clear();
+      blockedChannels.clear();
+      streamingDisabled = false;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        socket?.close();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function parseArgs(contentType: string | undefined, raw: Buffer): Record<string, unknown> {
+  const text = raw.toString('utf8');
+  if (contentType?.includes('application/json')) return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(text)) out[key] = JSON_FIELDS.has(key) ? JSON.parse(value) : value;
+  return out;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of req) parts.push(part as Buffer);
+  return Buffer.concat(parts);
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const json = typeof body !== 'string';
+  res.writeHead(status, { 'content-type': json ? 'application/json; charset=utf-8' : 'text/plain', ...headers });
+  res.end(json ? JSON.stringify(body) : body);
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v ? v : undefined;
+}

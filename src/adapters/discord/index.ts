@@ -1,0 +1,106 @@
+import { once } from 'node:events';
+import { Events, type Client } from 'discord.js';
+import type { Switchboard } from '../../app.js';
+import type { PlatformAdapter } from '../adapter.js';
+import { apiBase, createDiscordClient } from './client.js';
+import { createActionStore } from './custom-id.js';
+import { createHandlers } from './handlers.js';
+
+export interface DiscordAdapterOptions {
+  /** The least time between two edits of a streamed reply. Default 1 s. */
+  editIntervalMs?: number;
+  /** How long stop() lets running turns finish before disconnecting. Default 10 s. */
+  stopTimeoutMs?: number;
+}
+
+export interface DiscordAdapter extends PlatformAdapter {
+  /** The discord.js client (connected between start() and stop()). */
+  readonly client: Client;
+}
+
+/**
+ * Discord through discord.js: slash commands (`/ask`, `/quote`), mentions (answered in a new
+ * thread), follow-ups in our threads, DMs and button clicks. Undefined without DISCORD_TOKEN.
+ */
+export function createDiscordAdapter(sb: Switchboard, options: DiscordAdapterOptions = {}): DiscordAdapter | undefined {
+  const { config } = sb;
+  const token = config.DISCORD_TOKEN;
+  if (!token) return undefined;
+  const log = sb.log.child({ adapter: 'discord' });
+  const ttlMs = config.THREAD_TTL_DAYS * 86_400_000;
+  const client = createDiscordClient(config);
+  const handlers = createHandlers({
+    agent: sb.agent,
+    kv: sb.kv,
+    actions: createActionStore(sb.kv, ttlMs),
+    log,
+    editIntervalMs: options.editIntervalMs ?? 1_000,
+    conversationTtlMs: ttlMs,
+  });
+
+  const running = new Set<Promise<void>>();
+  let accepting = false;
+  const track = (work: Promise<void>) => {
+    const tracked = work
+      .catch((err: unknown) => log.error({ err }, 'discord event handler failed'))
+      .finally(() => running.delete(tracked));
+    running.add(tracked);
+  };
+  client.on(Events.MessageCreate, (message) => {
+    if (accepting) track(handlers.onMessage(message));
+  });
+  client.on(Events.InteractionCreate, (interaction) => {
+    if (accepting) track(handlers.onInteraction(interaction));
+  });
+  client.on(Events.ShardReconnecting, (shard) => log.info({ shard }, 'discord gateway reconnecting'));
+  client.on(Events.ShardResume, (shard, replayed) => log.info({ shard, replayed }, 'discord gateway session resumed'));
+  client.on(Events.ShardDisconnect, (event, shard) => log.error({ shard, code: event.code }, 'discord gateway closed for good'));
+  client.on(Events.ShardError, (err, shard) => log.warn({ err, shard }, 'discord gateway error'));
+  client.on(Events.Warn, (message) => log.warn({ message }, 'discord.js warning'));
+  // An 'error' event nobody listens to would end the process.
+  client.on(Events.Error, (err) => log.error({ err }, 'discord.js error'));
+
+  return {
+    name: 'discord',
+    client,
+    async start() {
+      const abort = new AbortController();
+      const ready = once(client, Events.ClientReady, { signal: abort.signal });
+      ready.catch(() => {}); // settled below; this keeps an abort from going unhandled
+      accepting = true;
+      try {
+        await client.login(token);
+        await ready;
+      } catch (err) {
+        abort.abort();
+        accepting = false;
+        await client.destroy();
+        throw new Error(loginProblem(err, apiBase(config)), { cause: err });
+      }
+      const applicationId = client.application?.id;
+      if (config.DISCORD_APPLICATION_ID && applicationId && applicationId !== config.DISCORD_APPLICATION_ID) {
+        log.warn({ applicationId }, 'DISCORD_APPLICATION_ID is not this bot’s application; `npm run discord:deploy` registers commands for the wrong one');
+      }
+      log.info({ user: client.user?.tag, guilds: client.guilds.cache.size }, 'discord connected');
+    },
+    async stop() {
+      accepting = false;
+      const timeout = new Promise((resolve) => setTimeout(resolve, options.stopTimeoutMs ?? 10_000).unref());
+      await Promise.race([Promise.allSettled([...running]), timeout]);
+      await client.destroy();
+    },
+  };
+}
+
+/** Why login failed, worded for whoever reads the startup error. */
+function loginProblem(err: unknown, api: string): string {
+  const code = (err as { code?: unknown }).code;
+  const message = err instanceof Error ? err.message : String(err);
+  if (code === 'TokenInvalid' || /401|unauthorized/i.test(message)) {
+    return 'Discord rejected DISCORD_TOKEN. Copy the bot token again (Developer Portal → your app → Bot → Reset Token).';
+  }
+  if (/disallowed intents/i.test(message)) {
+    return 'Discord refused the Message Content intent. Enable it in the Developer Portal → your app → Bot → Privileged Gateway Intents → Message Content Intent.';
+  }
+  return `Could not connect to Discord through ${api}: ${message}`;
+}

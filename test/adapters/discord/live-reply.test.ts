@@ -1,0 +1,118 @@
+/**
+ * The live reply's throttling and failure paths, against a recording sink (the end-to-end
+ * tests drive the same code through discord.js and the fake Discord).
+ */
+import type { ChatInputCommandInteraction } from 'discord.js';
+import { describe, expect, it } from 'vitest';
+import { createLiveReply } from '../../../src/adapters/discord/live-reply.js';
+import type { OutgoingMessage } from '../../../src/adapters/discord/render.js';
+import { INTERACTION_WINDOW_MS, interactionSink, type MessageRef, type ReplySink } from '../../../src/adapters/discord/sinks.js';
+import { silentLogger } from '../../../src/logger.js';
+
+interface Write {
+  op: 'open' | 'send' | 'edit' | 'fail' | 'notice';
+  content: string;
+  at: number;
+}
+
+function recordingSink(opts: { failEdits?: boolean } = {}): { sink: ReplySink; writes: Write[] } {
+  const writes: Write[] = [];
+  let n = 0;
+  const log = (op: Write['op'], content: string) => writes.push({ op, content, at: performance.now() });
+  const ref = (): MessageRef => ({ id: `m${++n}`, messageId: `m${n}` });
+  return {
+    writes,
+    sink: {
+      open: async (m) => (log('open', m.content), ref()),
+      send: async (m) => (log('send', m.content), ref()),
+      async edit(_ref, m) {
+        log('edit', m.content);
+        if (opts.failEdits) throw Object.assign(new Error('Missing Access'), { code: 50001 });
+      },
+      fail: async (text, live) => void log('fail', `${live?.id ?? '-'} ${text}`),
+      notice: async (text) => void log('notice', text),
+    },
+  };
+}
+
+const msg = (content: string): OutgoingMessage => ({ content, embeds: [], components: [], files: [] });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const INTERVAL = 120;
+
+describe('live reply', () => {
+  it('posts at once, then coalesces updates into at most one edit per interval, and finishes after the interval', async () => {
+    const { sink, writes } = recordingSink();
+    const live = createLiveReply(sink, { minIntervalMs: INTERVAL, log: silentLogger() });
+    live.update({ status: '⏳ Thinking…' });
+    await sleep(5);
+    for (let i = 1; i <= 20; i++) {
+      live.update({ text: `word `.repeat(i).trim() });
+      await sleep(15);
+    }
+    const refs = await live.finish([msg('Final answer.'), msg('Continued.')]);
+    expect(writes[0]).toMatchObject({ op: 'open', content: '-# ⏳ Thinking…' });
+    expect(writes.slice(-2).map((w) => [w.op, w.content])).toEqual([['edit', 'Final answer.'], ['send', 'Continued.']]);
+    const edits = writes.filter((w) => w.op !== 'send');
+    // 20 updates were coalesced, and writes kept the interval (timers may fire a ms early).
+    expect(edits.length).toBeLessThan(20);
+    for (let i = 1; i < edits.length; i++) expect(edits[i]!.at - edits[i - 1]!.at).toBeGreaterThanOrEqual(INTERVAL - 2);
+    expect(refs.map((r) => r.id)).toEqual(['m1', 'm2']);
+  });
+
+  it('shows an error in place of the progress, or after an answer that was posted', async () => {
+    const before = recordingSink();
+    const quiet = createLiveReply(before.sink, { minIntervalMs: INTERVAL, log: silentLogger() });
+    await quiet.fail('No luck.');
+    expect(before.writes.map((w) => [w.op, w.content])).toEqual([['fail', '- No luck.']]);
+
+    const during = recordingSink();
+    const working = createLiveReply(during.sink, { minIntervalMs: INTERVAL, log: silentLogger() });
+    working.update({ status: '⏳ Thinking…' });
+    await sleep(5);
+    await working.fail('Model down.');
+    expect(during.writes.map((w) => [w.op, w.content])).toEqual([['open', '-# ⏳ Thinking…'], ['fail', 'm1 Model down.']]);
+
+    const after = recordingSink();
+    const answered = createLiveReply(after.sink, { minIntervalMs: INTERVAL, log: silentLogger() });
+    await answered.finish([msg('Answer.')]);
+    await answered.fail('Could not post part two.');
+    expect(after.writes.map((w) => w.op)).toEqual(['open', 'notice']);
+  });
+
+  it('skips progress edits Discord refuses and still attempts the final one', async () => {
+    const { sink, writes } = recordingSink({ failEdits: true });
+    const live = createLiveReply(sink, { minIntervalMs: 30, log: silentLogger() });
+    live.update({ status: '⏳ One' });
+    await sleep(5);
+    live.update({ status: '⏳ Two' });
+    await sleep(60);
+    await expect(live.finish([msg('Final.')])).rejects.toThrow('Missing Access');
+    expect(writes.map((w) => w.op)).toEqual(['open', 'edit', 'edit']);
+  });
+});
+
+describe('interaction sink', () => {
+  it('moves to the channel when the 15-minute interaction token is about to expire', async () => {
+    const sent: string[] = [];
+    const edited: string[] = [];
+    let clock = 0;
+    const interaction = {
+      id: '1',
+      isChatInputCommand: () => true,
+      channel: {
+        isSendable: () => true,
+        send: async (o: { content: string }) => (sent.push(o.content), { id: `c${sent.length}`, edit: async (e: { content: string }) => void edited.push(e.content) }),
+      },
+      editReply: async (o: { content: string }) => (edited.push(`webhook: ${o.content}`), { id: 'orig' }),
+    } as unknown as ChatInputCommandInteraction;
+    const sink = interactionSink(interaction, { receivedAt: 0, now: () => clock, log: silentLogger() });
+    const live = await sink.open(msg('Thinking…'));
+    expect(live).toEqual({ id: '@original', messageId: 'orig' });
+    clock = INTERACTION_WINDOW_MS + 1;
+    await sink.edit(live, msg('Still working…')); // the deferred reply cannot be edited any more: replaced in the channel
+    await sink.edit(live, msg('Final answer.'));
+    await sink.notice('Late warning.');
+    expect(sent).toEqual(['Still working…', '⚠️ Late warning.']);
+    expect(edited).toEqual(['webhook: Thinking…', 'Final answer.']);
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * A loopback stand-in for Discord, driven by the real discord.js client:
+ *
+ *   const discord = await startFakeDiscord();
+ *   // DISCORD_TOKEN / DISCORD_APPLICATION_ID / DISCORD_API_URL from discord.env(); start the bot …
+ *   await discord.gateway.waitForReady();
+ *   const asked = discord.say({ content: 'weather in Oslo?', mention: true });
+ *   await discord.waitFor(() => discord.messagesIn(asked.id).at(-1)?.embeds.length, 'the answer');
+ *
+ * REST lives under `<apiUrl>/v10` (see rest.ts), the gateway at the URL `GET /gateway/bot`
+ * returns (see gateway.ts). Users act through `say`, `dm`, `command` and `click`, which
+ * dispatch MESSAGE_CREATE and INTERACTION_CREATE as Discord would.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIMessage, APIUser } from 'discord.js';
+import { attachGateway, type FakeGateway } from './gateway.js';
+import { buttonInteraction, chatInputInteraction, snowflake } from './payloads.js';
+import { createRestHandler, type RecordedCall } from './rest.js';
+import { createWorld, type InteractionRecord, type World } from './world.js';
+
+export type { RecordedCall } from './rest.js';
+export type { InteractionRecord } from './world.js';
+
+export interface FakeDiscordOptions {
+  /** Discord forgets an interaction not acknowledged within 3 s. */
+  ackDeadlineMs?: number;
+  /** Interaction tokens work for 15 minutes. */
+  tokenLifetimeMs?: number;
+  heartbeatIntervalMs?: number;
+  /** False: the app has not enabled the privileged Message Content intent. */
+  messageContentAllowed?: boolean;
+  /** False: the bot lacks Create Public Threads (thread creation answers 403 Missing Permissions). */
+  canCreateThreads?: boolean;
+}
+
+export interface FakeDiscord {
+  /** For DISCORD_API_URL: what discord.js's `rest.api` option takes. */
+  readonly apiUrl: string;
+  readonly world: World;
+  readonly gateway: FakeGateway;
+  readonly calls: RecordedCall[];
+  /** DISCORD_TOKEN, DISCORD_APPLICATION_ID and DISCORD_API_URL for this fake. */
+  env(): Record<string, string>;
+  /** A person writes in a guild channel or thread (default #general), optionally mentioning the bot. */
+  say(opts: { content: string; channelId?: string; author?: APIUser; mention?: boolean; mentionRole?: boolean }): APIMessage;
+  /** A person writes to the bot in a DM. */
+  dm(content: string, author?: APIUser): APIMessage;
+  /** A person runs a slash command in a channel (default #general) or, with `dm: true`, in a DM. */
+  command(name: string, options: Record<string, string>, where?: { channelId?: string; dm?: boolean; author?: APIUser }): InteractionRecord;
+  /** A person clicks a button (by custom_id) on a message. */
+  click(messageId: string, customId: string, author?: APIUser): InteractionRecord;
+  /** Messages currently in a channel, oldest first (ephemeral ones included). */
+  messagesIn(channelId: string): APIMessage[];
+  callsMatching(method: string, pattern: RegExp): RecordedCall[];
+  /** Polls `probe` until it returns something truthy. */
+  waitFor<T>(probe: () => T | undefined | null | false | 0 | '', label: string, timeoutMs?: number): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
+  const token = `MTA${snowflake()}.fake.${snowflake()}`;
+  const world = createWorld({ token, applicationId: snowflake() });
+  const calls: RecordedCall[] = [];
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ code: 0, message: `fake Discord bug: ${String(err)}` }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const gateway = attachGateway(server, `ws://127.0.0.1:${port}`, {
+    token,
+    heartbeatIntervalMs: options.heartbeatIntervalMs,
+    messageContentAllowed: options.messageContentAllowed,
+    ready: () => ({ user: world.bot, application: { id: world.applicationId, flags: 1 << 19 }, guilds: [{ id: world.guildId }, { id: world.otherGuildId }] }),
+    guildCreate: (id) => world.guildCreate(id),
+  });
+  const handle = createRestHandler(world, calls, {
+    ackDeadlineMs: options.ackDeadlineMs ?? 3_000,
+    tokenLifetimeMs: options.tokenLifetimeMs ?? 15 * 60_000,
+    canCreateThreads: options.canCreateThreads ?? true,
+    gatewayUrl: gateway.url,
+  });
+  world.attachGateway(gateway);
+
+  const interact = (payload: InteractionRecord['payload']): InteractionRecord => {
+    const record: InteractionRecord = { payload, dispatchedAt: performance.now(), messageIds: new Set() };
+    world.interactions.set(payload.token, record);
+    const sent = [...world.dispatch('INTERACTION_CREATE', payload).values()];
+    if (sent.length > 0) record.dispatchedAt = Math.min(...sent);
+    return record;
+  };
+
+  return {
+    apiUrl: `http://127.0.0.1:${port}/api`,
+    world,
+    gateway,
+    calls,
+    env: () => ({ DISCORD_TOKEN: token, DISCORD_APPLICATION_ID: world.applicationId, DISCORD_API_URL: `http://127.0.0.1:${port}/api` }),
+    say({ content, channelId = world.general.id, author = world.people.alice, mention = false, mentionRole = false }) {
+      const prefix = mention ? `<@${world.bot.id}> ` : mentionRole ? `<@&${world.botRoleId}> ` : '';
+      return world.createMessage({
+        channelId,
+        author,
+        content: `${prefix}${content}`,
+        mentions: mention ? [world.bot] : [],
+        mentionRoles: mentionRole ? [world.botRoleId] : [],
+      });
+    },
+    dm(content, author = world.people.alice) {
+      return world.createMessage({ channelId: world.dmChannelFor(author).id, author, content });
+    },
+    command(name, opts, where = {}) {
+      const author = where.author ?? world.people.alice;
+      const channel = where.dm ? world.dmChannelFor(author) : world.channels.get(where.channelId ?? world.general.id)!;
+      const guildId = where.dm ? undefined : world.guildOf(channel.id);
+      return interact(chatInputInteraction({ applicationId: world.applicationId, channel, guildId, user: author, commandId: snowflake(), name, options: opts }));
+    },
+    click(messageId, customId, author = world.people.alice) {
+      const target = world.messages.get(messageId);
+      if (!target) throw new Error(`no message ${messageId} to click on`);
+      const channel = world.channels.get(target.channel_id)!;
+      return interact(buttonInteraction({ applicationId: world.applicationId, channel, guildId: world.guildOf(channel.id), user: author, message: structuredClone(target), customId }));
+    },
+    messagesIn: (channelId) => [...world.messages.values()].filter((m) => m.channel_id === channelId),
+    callsMatching: (method, pattern) => calls.filter((c) => c.method === method && pattern.test(c.path)),
+    async waitFor(probe, label, timeoutMs = 10_000) {
+      const until = performance.now() + timeoutMs;
+      for (;;) {
+        const value = probe();
+        if (value) return value;
+        if (performance.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${label}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    async close() {
+      await gateway.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

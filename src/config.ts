@@ -91,6 +91,13 @@ export const configSchema = z
     if ((c.SLACK_SIGNING_SECRET || c.SLACK_APP_TOKEN) && !c.SLACK_BOT_TOKEN) {
       ctx.addIssue({ code: 'custom', path: ['SLACK_BOT_TOKEN'], message: 'is required when Slack is configured (xoxb-…)' });
     }
+    if (c.SLACK_BOT_TOKEN && !c.SLACK_SIGNING_SECRET && !c.SLACK_APP_TOKEN) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SLACK_APP_TOKEN'],
+        message: 'SLACK_BOT_TOKEN is set but neither SLACK_APP_TOKEN (Socket Mode) nor SLACK_SIGNING_SECRET (HTTP events) is; set one',
+      });
+    }
     if (c.DISCORD_TOKEN && !c.DISCORD_APPLICATION_ID) {
       ctx.addIssue({
         code: 'custom',

@@ -16,6 +16,11 @@ export interface PlatformAdapter {
  */
 export async function configuredAdapters(sb: Switchboard): Promise<PlatformAdapter[]> {
   const adapters: PlatformAdapter[] = [];
+  if (sb.config.SLACK_BOT_TOKEN) {
+    const { createSlackAdapter } = await import('./slack/index.js');
+    const slack = createSlackAdapter(sb);
+    if (slack) adapters.push(slack);
+  }
   if (sb.config.DISCORD_TOKEN) {
     const { createDiscordAdapter } = await import('./discord/index.js');
     const discord = createDiscordAdapter(sb);

@@ -84,6 +84,14 @@ describe('HTTP adapter', () => {
     expect(events.find((e) => e.event === 'reply')?.data).toMatchObject({ text: 'It is noon.' });
   });
 
+  it('treats a typed /ask as the ask command', async () => {
+    llm.script({ text: 'Answered.' });
+    const res = await post({ message: '/ask   what changed this week?' });
+    expect(((await res.json()) as { response: string }).response).toBe('Answered.');
+    const sent = llm.lastRequest('/chat/completions')!.body.messages as { role: string; content: unknown }[];
+    expect(sent.at(-1)).toEqual({ role: 'user', content: 'what changed this week?' });
+  });
+
   it('rejects bad requests with 400 and a JSON error', async () => {
     for (const body of ['not json', {}, { message: '   ' }, { message: 42 }, { message: 'x', threadId: 'bad thread id!' }]) {
       const res = await post(body);

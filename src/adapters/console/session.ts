@@ -5,6 +5,7 @@ import type { Agent } from '../../agent/agent.js';
 import type { IncomingMessage } from '../../agent/types.js';
 import type { Button, Reply } from '../../reply/model.js';
 import { renderPlainText, replyButtons } from '../../reply/plain-text.js';
+import { parseTypedCommand } from '../typed-command.js';
 
 export interface ConsoleOutput {
   write(text: string): void;
@@ -38,6 +39,8 @@ export function createConsoleSession(agent: Agent, out: ConsoleOutput, opts: { f
       text: button ? '' : input,
       ...(button ? { action: { id: button.actionId, value: button.value } } : {}),
     };
+    const command = button ? undefined : parseTypedCommand(input);
+    if (command) message.command = command;
     let streamed = '';
     for await (const event of agent.handle(message)) {
       switch (event.type) {

@@ -7,6 +7,7 @@ import type { Agent } from '../../agent/agent.js';
 import type { ErrorCode, IncomingMessage, ToolCallRecord, TurnEvent, Usage } from '../../agent/types.js';
 import type { Logger } from '../../logger.js';
 import type { Block } from '../../reply/model.js';
+import { parseTypedCommand } from '../typed-command.js';
 
 const chatRequest = z.object({
   message: z.string().max(20_000, 'message is longer than 20,000 characters').optional(),
@@ -74,6 +75,8 @@ export function createHttpApp({ agent, log, apiToken, health }: HttpAppOptions):
       text: req.message ?? '',
       ...(req.action ? { action: req.action } : {}),
     };
+    const command = req.action ? undefined : parseTypedCommand(message.text);
+    if (command) message.command = command;
 
     if (c.req.header('accept')?.includes('text/event-stream')) {
       return streamSSE(c, async (stream) => {

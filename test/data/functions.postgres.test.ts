@@ -1,8 +1,8 @@
 import { describe } from 'vitest';
-import { openPostgresTestPort, TEST_DATABASE_URL } from '../helpers/db.js';
+import { noticeWithoutPostgres, openPostgresTestPort, TEST_DATABASE_URL } from '../helpers/db.js';
 import { defineFunctionSuite } from './suite.js';
 
-if (!TEST_DATABASE_URL) console.warn('TEST_DATABASE_URL is not set: skipping the SQL function suite on Postgres');
+noticeWithoutPostgres('the SQL function suite');
 
 describe.skipIf(!TEST_DATABASE_URL)('Postgres', () => {
   // The Debian Postgres on CI has no pgvector: the migrations still apply and semantic

@@ -3,7 +3,7 @@ import { openDataPort, type AdminDataPort } from '../../src/data/index.js';
 import * as rows from '../../src/data/rows.js';
 import { silentLogger } from '../../src/logger.js';
 import { startFakePostgrest, type FakePostgrest } from '../fakes/postgrest.js';
-import { openPgliteTestPort, openPostgresTestPort, testConfig, TEST_DATABASE_URL } from '../helpers/db.js';
+import { noticeWithoutPostgres, openPgliteTestPort, openPostgresTestPort, testConfig, TEST_DATABASE_URL } from '../helpers/db.js';
 import { defineFunctionSuite } from './suite.js';
 
 /**
@@ -13,6 +13,8 @@ import { defineFunctionSuite } from './suite.js';
  */
 
 const KEY = 'test-service-role-key';
+
+noticeWithoutPostgres('the Supabase suite');
 
 /** Opens a backing database, a fake PostgREST over it and a Supabase port pointed at it. */
 async function openOver(backing: AdminDataPort, extraClose: () => Promise<void> = async () => {}) {

@@ -20,7 +20,17 @@ import { importRows } from '../../src/data/import/run.js';
 import * as rows from '../../src/data/rows.js';
 import { classify } from '../../src/data/rpc-port.js';
 import { createLogger, silentLogger } from '../../src/logger.js';
-import { createTestDatabase, migratePostgres, openPgliteTestPort, testConfig, TEST_DATABASE_URL, TEST_DIMENSIONS } from '../helpers/db.js';
+import {
+  createTestDatabase,
+  migratePostgres,
+  noticeWithoutPostgres,
+  openPgliteTestPort,
+  testConfig,
+  TEST_DATABASE_URL,
+  TEST_DIMENSIONS,
+} from '../helpers/db.js';
+
+noticeWithoutPostgres('the "not migrated" checks');
 
 describe('createDataPort with nothing configured', () => {
   it('comes up on the embedded database with the demo data, and embeds it when it can', async () => {

@@ -5,7 +5,9 @@ import { ROW_SCHEMAS } from '../../src/data/rows.js';
 import { openPglite } from '../../src/data/transports/pglite.js';
 import { openPostgres } from '../../src/data/transports/postgres.js';
 import type { SqlClient } from '../../src/data/transports/types.js';
-import { createTestDatabase, TEST_DATABASE_URL, TEST_DIMENSIONS, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, noticeWithoutPostgres, TEST_DATABASE_URL, TEST_DIMENSIONS, type TestDatabase } from '../helpers/db.js';
+
+noticeWithoutPostgres('the migration checks');
 
 /** Every non-extension function in `public`, with its input arguments. */
 const PROCS = `

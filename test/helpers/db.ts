@@ -17,6 +17,11 @@ import { silentLogger } from '../../src/logger.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL?.trim() || undefined;
 
+/** Says out loud that a Postgres suite is skipped (call at the top of a test file). */
+export function noticeWithoutPostgres(what: string): void {
+  if (!TEST_DATABASE_URL) console.warn(`TEST_DATABASE_URL is not set: skipping ${what} on Postgres`);
+}
+
 /** Small vectors keep the embedded tests fast; the dimension is configurable anyway. */
 export const TEST_DIMENSIONS = 64;
 

@@ -143,8 +143,58 @@ export function* generateCampaigns(options: CampaignOptions): Generator<Campaign
           'Offer valid for private customers who switch before the campaign ends.',
       });
     }
+    if (opts.keyPrefix === 'demo') Object.assign(campaign, RECENT_CASH_BACK_EMAILS(opts.anchor)[i - 1] ?? {});
     yield campaign;
   }
+}
+
+/**
+ * A few recent cash-back e-mails, so the demo answers "show me recent cash-back campaigns
+ * on email" with cards (the random mix happened to have none).
+ */
+function RECENT_CASH_BACK_EMAILS(anchor: Date): Partial<CampaignInput>[] {
+  const base = { channel: 'Email', imagery_visual_style: 'Minimalist' };
+  return [
+    {
+      ...base,
+      company: 'Northpeak Credit',
+      brand: 'Northpeak Cashback',
+      offer: '5% cash back on groceries for 3 months',
+      key_value_props: ['Cash Back', 'No Annual Fee'],
+      imagery_sentiment: 'Positive',
+      capture_date: daysBefore(anchor, 6),
+      campaign_text: 'Northpeak Cashback: 5% back on every grocery run. No annual fee, ever.',
+      full_campaign_text:
+        'Your weekly shop just got cheaper. Get 5% cash back on groceries for your first 3 months with the Northpeak ' +
+        'Cashback card, then 1.5% on everything. No annual fee, ever. Apply in five minutes from your phone.',
+    },
+    {
+      ...base,
+      company: 'Harbor Rewards',
+      brand: 'Harbor Rewards Visa',
+      offer: '$200 cash back after $1,000 spend',
+      key_value_props: ['Cash Back', 'Rewards Points'],
+      imagery_sentiment: 'Trustworthy',
+      capture_date: daysBefore(anchor, 19),
+      campaign_text: 'Harbor Rewards Visa: earn $200 cash back when you spend $1,000 in your first 90 days.',
+      full_campaign_text:
+        'Earn $200 cash back when you spend $1,000 in your first 90 days with the Harbor Rewards Visa. Every purchase ' +
+        'also earns points you can redeem for travel or statement credit. Terms apply.',
+    },
+    {
+      ...base,
+      company: 'Vesta Finance',
+      brand: 'Vesta Mastercard',
+      offer: '3% cash back on fuel and transit',
+      key_value_props: ['Cash Back', 'Low Interest'],
+      imagery_sentiment: 'Playful',
+      capture_date: daysBefore(anchor, 41),
+      campaign_text: 'Vesta Mastercard: 3% cash back at the pump and on your commute, with a low ongoing rate.',
+      full_campaign_text:
+        'Fill up for less. The Vesta Mastercard gives 3% cash back on fuel and public transit, and a low ongoing ' +
+        'interest rate when you need it. No annual fee in the first year.',
+    },
+  ];
 }
 
 export function demoCampaigns(anchor: Date): CampaignInput[] {

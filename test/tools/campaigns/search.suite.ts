@@ -98,17 +98,28 @@ export function defineSearchTests(world: () => CampaignWorld): void {
       expect(backwards.toolResults[0]).toMatch(/^Error: Invalid arguments: date_range/);
     });
 
-    it('an empty result is a helpful answer: no cards, why, and what would match', async () => {
-      // The demo data has no recent cash-back campaign on Email.
+    it('answers "show me recent cash-back campaigns on email" with cards from the demo data', async () => {
       const turn = await runTurn(w(), 'show me recent cash-back campaigns on email', [
         call('filter_campaigns', { value_prop: ['Cash Back'], channel: ['Email'], date_range: 'recent' }),
+        say('Three recent cash-back e-mails.'),
+      ], { threadId: newThread() });
+      expect(turn.error).toBeUndefined();
+      const cards = blocksOf(turn, 'cards') as { cards: { title: string }[] }[];
+      expect(cards[0]?.cards.map((c) => c.title)).toEqual(expect.arrayContaining([expect.stringContaining('Northpeak Credit')]));
+      expect(turn.data).toMatchObject({ total: 3 });
+    });
+
+    it('an empty result is a helpful answer: no cards, why, and what would match', async () => {
+      // The demo data has no recent cash-back campaign on TikTok.
+      const turn = await runTurn(w(), 'show me recent cash-back campaigns on TikTok', [
+        call('filter_campaigns', { value_prop: ['Cash Back'], channel: ['TikTok'], date_range: 'recent' }),
         say('None in the last 90 days.'),
       ], { threadId: newThread() });
       expect(turn.error).toBeUndefined();
       expect(blocksOf(turn, 'cards')).toEqual([]);
       expect(turn.data).toMatchObject({ campaigns: [], total: 0 });
       const [result] = turn.toolResults;
-      expect(result).toMatch(/^No campaigns matched\. Filters: Channel: Email; Value prop: Cash Back; Dates: recent/);
+      expect(result).toMatch(/^No campaigns matched\. Filters: Channel: TikTok; Value prop: Cash Back; Dates: recent/);
       expect(result).toMatch(/Without one filter: .*no channel filter → \d+\+? campaigns/);
       expect(result).not.toContain('The user sees them as cards');
       const suggestions = turn.data.suggestions as string[];

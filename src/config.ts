@@ -156,6 +156,17 @@ export function exitOnConfigError(err: unknown): never {
   throw err;
 }
 
+/** For entry points that talk to the LLM: the config, or exit 2 with a plain message. */
+export function loadConfigForStartup(): Config {
+  try {
+    const config = loadConfig();
+    requireLlm(config);
+    return config;
+  } catch (err) {
+    return exitOnConfigError(err);
+  }
+}
+
 export function schemaDialect(config: Config): 'openai' | 'gemini' {
   if (config.LLM_SCHEMA_DIALECT !== 'auto') return config.LLM_SCHEMA_DIALECT;
   return config.OPENAI_BASE_URL?.includes('generativelanguage.googleapis.com') ? 'gemini' : 'openai';

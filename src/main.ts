@@ -2,18 +2,12 @@ import { configuredAdapters } from './adapters/adapter.js';
 import { createHttpApp } from './adapters/http/app.js';
 import { startHttpServer } from './adapters/http/server.js';
 import { createSwitchboard } from './app.js';
-import { exitOnConfigError, loadConfig, requireLlm, type Config } from './config.js';
+import { loadConfigForStartup } from './config.js';
 import { createLogger } from './logger.js';
 
 /** `npm start`: the HTTP API plus every platform adapter whose credentials are configured. */
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-    requireLlm(config);
-  } catch (err) {
-    exitOnConfigError(err);
-  }
+  const config = loadConfigForStartup();
   const log = createLogger(config.LOG_LEVEL);
   const sb = await createSwitchboard(config, log);
   const adapters = await configuredAdapters(sb);

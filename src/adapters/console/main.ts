@@ -1,18 +1,12 @@
 import { createInterface } from 'node:readline/promises';
 import { createSwitchboard } from '../../app.js';
-import { exitOnConfigError, loadConfig, requireLlm, type Config } from '../../config.js';
+import { loadConfigForStartup } from '../../config.js';
 import { createLogger } from '../../logger.js';
 import { createConsoleSession } from './session.js';
 
 /** `npm run chat`: an interactive terminal chat in one thread. Logs go to stderr at warn. */
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-    requireLlm(config);
-  } catch (err) {
-    exitOnConfigError(err);
-  }
+  const config = loadConfigForStartup();
   const log = createLogger(process.env.LOG_LEVEL ? config.LOG_LEVEL : 'warn', process.stderr);
   const sb = await createSwitchboard(config, log);
   const session = createConsoleSession(sb.agent, { write: (t) => process.stdout.write(t) }, { filesDir: '.data/files' });

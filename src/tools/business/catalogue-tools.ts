@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { serviceRow, workingHoursRow } from '../../data/rows.js';
-import { defineTool } from '../tool.js';
+import { defineTool, type ToolContext } from '../tool.js';
 import { formatMinutes, formatPrice, hoursByDay } from './format.js';
-import { troubleOutput } from './lookup.js';
+import { troubleOutput, type LookupResult } from './lookup.js';
 import { cacheKey, hasBusiness, loadProfile, scopeArgs, type BusinessEnv } from './scope.js';
 
 /** `get_business_services` and `get_working_hours`: what the business offers and when it is open. */
@@ -15,20 +15,11 @@ export function createCatalogueTools(env: BusinessEnv) {
     timeoutMs: env.timeoutMs,
     offer: (ctx) => hasBusiness(env, ctx),
     async run(_input, ctx) {
-      const now = ctx.now().getTime();
-      const [rows, profile] = await Promise.all([
-        env.lookups.run(ctx, now, {
-          tool: 'get_business_services',
-          fn: 'get_business_services',
-          key: cacheKey(ctx.tenant, 'services'),
-          ttlMs: env.referenceTtlMs,
-          size: (r) => r.length,
-          load: () => ctx.data.call('get_business_services', scopeArgs(ctx.tenant), serviceRow),
-        }),
-        loadProfile(env, ctx, now, 'get_business_services'),
-      ]);
+      const { rows, businessName } = await referenceWithProfile(env, ctx, 'get_business_services', 'services', () =>
+        ctx.data.call('get_business_services', scopeArgs(ctx.tenant), serviceRow),
+      );
       if (!rows.ok) return troubleOutput('services');
-      const name = profile.ok && profile.value ? profile.value.name : 'the business';
+      const name = businessName ?? 'the business';
       if (rows.value.length === 0) return { content: `No services are listed for ${name}.` };
       const count = `${rows.value.length} ${rows.value.length === 1 ? 'service' : 'services'}`;
       const lines = rows.value.map(
@@ -57,23 +48,14 @@ export function createCatalogueTools(env: BusinessEnv) {
     timeoutMs: env.timeoutMs,
     offer: (ctx) => hasBusiness(env, ctx),
     async run(_input, ctx) {
-      const now = ctx.now().getTime();
-      const [rows, profile] = await Promise.all([
-        env.lookups.run(ctx, now, {
-          tool: 'get_working_hours',
-          fn: 'get_working_hours',
-          key: cacheKey(ctx.tenant, 'hours'),
-          ttlMs: env.referenceTtlMs,
-          size: (r) => r.length,
-          load: () => ctx.data.call('get_working_hours', scopeArgs(ctx.tenant), workingHoursRow),
-        }),
-        loadProfile(env, ctx, now, 'get_working_hours'),
-      ]);
+      const { rows, businessName } = await referenceWithProfile(env, ctx, 'get_working_hours', 'hours', () =>
+        ctx.data.call('get_working_hours', scopeArgs(ctx.tenant), workingHoursRow),
+      );
       if (!rows.ok) return troubleOutput('opening hours');
       const week = hoursByDay(rows.value);
       if (week.length === 0) return { content: 'No opening hours are on file for this business.' };
       const timezone = rows.value[0]?.timezone ?? '';
-      const name = profile.ok && profile.value ? profile.value.name : 'The business';
+      const name = businessName ?? 'The business';
       return {
         content: [`Opening hours of ${name} (${timezone}):`, ...week.map((d) => `${d.day}: ${d.hours}`)].join('\n'),
         summary: 'Opening hours',
@@ -86,4 +68,20 @@ export function createCatalogueTools(env: BusinessEnv) {
   });
 
   return [services, hours];
+}
+
+/** A reference read (cached per thread like all business reads) and the business's name, fetched together. */
+async function referenceWithProfile<T>(
+  env: BusinessEnv,
+  ctx: ToolContext,
+  fn: 'get_business_services' | 'get_working_hours',
+  cachePart: string,
+  load: () => Promise<T[]>,
+): Promise<{ rows: LookupResult<T[]>; businessName?: string }> {
+  const now = ctx.now().getTime();
+  const [rows, profile] = await Promise.all([
+    env.lookups.run(ctx, now, { tool: fn, fn, key: cacheKey(ctx.tenant, cachePart), ttlMs: env.referenceTtlMs, size: (r) => r.length, load }),
+    loadProfile(env, ctx, now, fn),
+  ]);
+  return { rows, businessName: profile.ok && profile.value ? profile.value.name : undefined };
 }

@@ -14,7 +14,7 @@ import { createSwitchboard } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { silentLogger } from '../src/logger.js';
 import { startFakeOpenAI } from '../test/fakes/openai-server.js';
-import { campaignTokenFigures } from './tokens/campaigns.js';
+import { campaignTokenFigures, renderAsOpenAi } from './tokens/campaigns.js';
 import { competitorTokenFigures } from './tokens/competitors.js';
 
 async function firstTurnFigures(): Promise<string[]> {
@@ -38,14 +38,16 @@ async function firstTurnFigures(): Promise<string[]> {
   }
   const body = llm.lastRequest('/chat/completions')!.body;
   const messages = body.messages as ChatMessage[];
-  const tools = (body.tools ?? []) as { function: { name: string } }[];
+  const tools = (body.tools ?? []) as { function: { name: string; description?: string; parameters?: Record<string, unknown> } }[];
   const messageTokens = countMessageTokens(messages);
   const toolTokens = countTokens(JSON.stringify(tools));
+  const rendered = countTokens(tools.map((t) => renderAsOpenAi(t.function)).join(''));
   const perTool = tools.map((t) => `${t.function.name} ${countTokens(JSON.stringify(t))}`).join(', ');
   await sb.close();
   await llm.close();
   return [
     `first turn, all ${tools.length} tools offered: ${messageTokens + toolTokens} prompt tokens (messages ${messageTokens} + tools as JSON ${toolTokens}) (target ≤ 2,000)`,
+    `  the same tools as OpenAI renders them into the prompt (estimate): ${rendered} → ${messageTokens + rendered} prompt tokens`,
     `  per tool (JSON): ${perTool}`,
   ];
 }

@@ -108,7 +108,7 @@ type Json = Record<string, unknown>;
  * An estimate of what a function costs in the prompt: OpenAI does not bill the JSON but a
  * TypeScript-like rendering of it (`type name = (_: { // description\n prop?: T, … }) => any;`).
  */
-function renderAsOpenAi(fn: { name: string; description?: string; parameters?: Json }): string {
+export function renderAsOpenAi(fn: { name: string; description?: string; parameters?: Json }): string {
   const props = (fn.parameters?.properties ?? {}) as Record<string, Json>;
   const body = Object.entries(props)
     .map(([name, p]) => `${p.description ? `// ${String(p.description)}\n` : ''}${name}?: ${renderType(p)},`)

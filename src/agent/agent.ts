@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { tenantFor } from '../data/index.js';
 import type { DataPort, Tenant } from '../data/port.js';
 import type { Logger } from '../logger.js';
 import type { Reply } from '../reply/model.js';
@@ -83,14 +84,11 @@ export function createAgent(deps: AgentDeps): Agent {
   ext.commands.ask ??= async (options) => ({ message: options.question ?? options.text ?? '' });
   ext.actions.suggest ??= async (action) => ({ message: action.value ?? '' });
 
-  async function tenantFor(message: IncomingMessage): Promise<Tenant> {
-    const mapped = message.workspaceId === 'default' ? null : await data.resolveTenant(message.platform, message.workspaceId);
-    if (mapped) return mapped;
-    if (config.TENANT_MODE === 'strict' && (message.platform === 'slack' || message.platform === 'discord')) {
-      const place = message.platform === 'slack' ? 'workspace' : 'server';
-      throw new UserFacingError('tenant_not_configured', `This ${place} is not set up for Switchboard yet. Ask your Switchboard admin to add it.`);
-    }
-    return data.defaultTenant();
+  async function tenantOf(message: IncomingMessage): Promise<Tenant> {
+    const tenant = await tenantFor(data, config.TENANT_MODE, message.platform, message.workspaceId);
+    if (tenant) return tenant;
+    const place = message.platform === 'discord' ? 'server' : 'workspace';
+    throw new UserFacingError('tenant_not_configured', `This ${place} is not set up for Switchboard yet. Ask your Switchboard admin to add it.`);
   }
 
   /** `turnSignal` reports the signal the turn ran under, so a timeout can be told from other aborts. */
@@ -100,7 +98,7 @@ export function createAgent(deps: AgentDeps): Agent {
     outer: AbortSignal | undefined,
     turnSignal: (s: AbortSignal) => void,
   ): Promise<void> {
-    const tenant = await tenantFor(message);
+    const tenant = await tenantOf(message);
     const key = threadKey(message, tenant.id);
     const turnLog = log.child({ thread: key, platform: message.platform, messageId: message.messageId });
     await lock.runExclusive(key, async (lockLost) => {

@@ -167,8 +167,8 @@ export async function createDataPort(config: Config, log: Logger, opts: DataPort
 /**
  * The tenant a message belongs to: the workspace's mapping; otherwise the default
  * tenant, except for unmapped Slack/Discord workspaces under TENANT_MODE=strict (null:
- * the caller answers that the workspace is not configured). HTTP and the console are
- * always served by the default tenant unless mapped.
+ * the caller answers that the workspace is not configured). The workspace `default`
+ * (HTTP, the console, Discord DMs) is always the default tenant.
  */
 export async function tenantFor(
   port: DataPort,
@@ -176,6 +176,7 @@ export async function tenantFor(
   platform: string,
   workspaceId: string,
 ): Promise<Tenant | null> {
+  if (workspaceId === 'default') return port.defaultTenant();
   const mapped = await port.resolveTenant(platform, workspaceId);
   if (mapped) return mapped;
   if (mode === 'strict' && platform !== 'http' && platform !== 'console') return null;

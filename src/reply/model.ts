@@ -47,9 +47,3 @@ export interface Reply {
   text: string;
   blocks: Block[];
 }
-
-export const emptyReply = (): Reply => ({ text: '', blocks: [] });
-
-export function files(reply: Reply): FileAttachment[] {
-  return reply.blocks.flatMap((b) => (b.type === 'file' ? [b.file] : []));
-}

@@ -195,14 +195,18 @@ describe('agent loop', () => {
     expect(JSON.stringify(events)).not.toMatch(/at .*\.ts:\d+/);
   });
 
-  it('refuses unmapped Slack workspaces in strict tenant mode, but serves the default tenant over HTTP', async () => {
+  it('refuses unmapped Slack workspaces and Discord servers in strict mode, but serves HTTP and Discord DMs from the default tenant', async () => {
     const local = await startHarness({ llm, tools: testTools, env: { TENANT_MODE: 'strict' } });
     const events = await collect(local.sb.agent.handle(message('hi', { platform: 'slack', workspaceId: 'T-UNKNOWN', threadId: nextThread() })));
     expect(errorOf(events)).toMatchObject({ code: 'tenant_not_configured', message: expect.stringMatching(/workspace is not set up/) });
-    llm.script({ text: 'hello from default' });
+    const server = await collect(local.sb.agent.handle(message('hi', { platform: 'discord', workspaceId: 'G-UNKNOWN', threadId: nextThread() })));
+    expect(errorOf(server)?.message).toMatch(/server is not set up/);
+    llm.script({ text: 'hello from default' }, { text: 'hello in a DM' });
     const ok = await collect(local.sb.agent.handle(message('hi', { threadId: nextThread() })));
+    const dm = await collect(local.sb.agent.handle(message('hi', { platform: 'discord', workspaceId: 'default', isDirect: true, threadId: nextThread() })));
     await local.close();
     expect(replyOf(ok)?.text).toBe('hello from default');
+    expect(replyOf(dm)?.text).toBe('hello in a DM');
   });
 
   it('routes suggestion buttons as the user’s next message and rejects unknown buttons clearly', async () => {

@@ -148,6 +148,8 @@ describe('tenants', () => {
       expect(await tenantFor(port, 'strict', 'slack', 'T-NEW')).toBeNull();
       expect((await tenantFor(port, 'strict', 'console', 'default'))?.id).toBe(dflt.id);
       expect((await tenantFor(port, 'strict', 'http', 'default'))?.id).toBe(dflt.id);
+      // Discord DMs carry the workspace 'default': the default tenant, even in strict mode.
+      expect((await tenantFor(port, 'strict', 'discord', 'default'))?.id).toBe(dflt.id);
     } finally {
       await port.close();
     }

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { DataError } from '../../data/port.js';
 import { materialPriceRow, productRow, supplierComparisonRow } from '../../data/rows.js';
-import type { Block } from '../../reply/model.js';
 import { defineTool, ToolError, type OfferContext, type ToolContext } from '../tool.js';
 import { money, num, quantity } from './format.js';
+import { MODE_OF } from './mode-state.js';
 import { FORMS } from './schemas.js';
 import { rememberOffers, type Offer } from './state.js';
 
@@ -20,9 +20,6 @@ const thickness = z.number().positive().max(100).describe('Thickness in mm (matc
 const form = z.enum(FORMS);
 const limit = (max: number) => z.number().int().min(1).max(max);
 
-/** In a quote mode the emit tool shows the result; elsewhere a lookup shows its own table. */
-const showBlocks = (ctx: ToolContext) => !ctx.state.mode?.name.startsWith('quote_');
-const BLOCKS_KEY = 'quote_lookup';
 
 /**
  * Whether the tenant has a catalogue at all, cached per tenant for a few minutes: a tenant
@@ -45,9 +42,15 @@ export function createCatalogueCheck(ttlMs = 5 * 60_000, now: () => number = Dat
   };
 }
 
-/** The three lookups, offered while the tenant has a catalogue. */
+/**
+ * The three lookups of the PRICE step, offered only there (issue #6: PRICE's tools) and only to a
+ * tenant with a catalogue. A price question in conversation goes through `start_quote` (price),
+ * whose emit shows the candidates; keeping ~850 tokens of lookup schemas out of every other
+ * request is what keeps a first turn under its 2,000-token budget (bench/tokens.ts).
+ */
 export function createProductTools(hasCatalogue: (ctx: OfferContext) => Promise<boolean>) {
-  return [searchProductsTool, getPricingTool, compareSuppliersTool].map((tool) => ({ ...tool, offer: hasCatalogue }));
+  const offer = async (ctx: OfferContext) => ctx.state.mode?.name === MODE_OF.price && (await hasCatalogue(ctx));
+  return [searchProductsTool, getPricingTool, compareSuppliersTool].map((tool) => ({ ...tool, offer }));
 }
 
 const searchProductsTool = defineTool({
@@ -74,21 +77,7 @@ const searchProductsTool = defineTool({
         `${p.code} (id ${p.product_id}) · ${p.grade} ${p.family} ${p.form}, ${num(p.thickness_mm)} mm, ${p.size_label} · ` +
         (p.min_price === null ? 'no supplier price' : `${p.supplier_count} suppliers, ${money(p.min_price)}–${money(p.max_price ?? p.min_price)} per ${p.uom ?? 'unit'}, lead from ${p.min_lead_time_days ?? '?'} days`),
     );
-    const blocks: Block[] = [
-      {
-        type: 'table',
-        caption: 'Catalogue products (ex GST)',
-        columns: ['Code', 'Material', 'Size', 'Suppliers', 'From'],
-        rows: rows.map((p) => [
-          p.code,
-          `${p.grade} ${p.family.replaceAll('_', ' ')} ${p.form}, ${num(p.thickness_mm)} mm`,
-          p.size_label,
-          String(p.supplier_count),
-          p.min_price === null ? '—' : `${money(p.min_price)}/${p.uom ?? 'unit'}`,
-        ]),
-      },
-    ];
-    return { content: lines.join('\n'), summary: `${rows.length} products`, ...(showBlocks(ctx) ? { blocks, blocksKey: BLOCKS_KEY } : {}) };
+    return { content: lines.join('\n'), summary: `${rows.length} products` };
   },
 });
 
@@ -113,11 +102,7 @@ const getPricingTool = defineTool({
     if (rows.length === 0) return { content: await noMatch(ctx, input), summary: 'no prices' };
     const offers = rows.map(offerOf);
     rememberOffers(ctx.state, offers);
-    return {
-      content: offers.map(offerLine).join('\n'),
-      summary: `${offers.length} supplier prices`,
-      ...(showBlocks(ctx) ? { blocks: [offerTable(offers)], blocksKey: BLOCKS_KEY } : {}),
-    };
+    return { content: offers.map(offerLine).join('\n'), summary: `${offers.length} supplier prices` };
   },
 });
 
@@ -151,11 +136,7 @@ const compareSuppliersTool = defineTool({
         `${offerLine(offerOf(r))} · for ${quantity(r.quantity, r.uom)}: ${money(r.total_cost)} landed (rank ${r.price_rank}` +
         `${r.is_cheapest ? ', cheapest' : ''}${r.is_fastest ? ', fastest' : ''})`,
     );
-    return {
-      content: lines.join('\n'),
-      summary: `${rows.length} offers compared`,
-      ...(showBlocks(ctx) ? { blocks: [offerTable(rows.map(offerOf))], blocksKey: BLOCKS_KEY } : {}),
-    };
+    return { content: lines.join('\n'), summary: `${rows.length} offers compared` };
   },
 });
 
@@ -187,21 +168,6 @@ function offerLine(o: Offer): string {
   );
 }
 
-function offerTable(offers: Offer[]): Block {
-  return {
-    type: 'table',
-    caption: 'Supplier prices (ex GST)',
-    columns: ['Supplier', 'SKU', 'Material', 'Price', 'Lead time', 'Delivery'],
-    rows: offers.map((o) => [
-      o.supplier,
-      o.sku,
-      `${o.grade} ${o.family.replaceAll('_', ' ')} ${o.form}, ${num(o.thickness_mm)} mm, ${o.size_label}`,
-      `${money(o.price_per_uom)}/${o.uom}`,
-      `${o.lead_time_days} d`,
-      money(o.delivery_cost),
-    ]),
-  };
-}
 
 /** An empty result says which thicknesses exist, so the model can offer the nearest instead of guessing. */
 async function noMatch(

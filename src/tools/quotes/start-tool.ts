@@ -12,13 +12,12 @@ export const createStartQuoteTool = (hasCatalogue: (ctx: OfferContext) => Promis
     name: 'start_quote',
     title: 'Starting a quote',
     description:
-      'Start a fabrication quote step when the user asks for one (or writes /quote calc|price|table …). ' +
-      'calc: work out items, flat patterns and quantities from a description; price: find supplier prices for the ' +
-      'materials (e.g. "from the previous calculation"); table: build the quote table with totals from the pricing. ' +
-      'The step runs right after this call with its own tools; do not answer the quote yourself.',
+      'Quotes and material prices (also /quote). calc: items and flat patterns from a description; price: supplier ' +
+      'prices and the cheapest supplier for materials or the previous calc; table: the quote table from the pricing. ' +
+      'Runs next with its own tools: do not answer it yourself.',
     input: z.object({
       mode: z.enum(['calc', 'price', 'table']),
-      request: z.string().trim().min(1).max(2000).describe('What to quote, in the user’s words'),
+      request: z.string().trim().min(1).max(2000).describe('The request, in the user’s words'),
     }),
     terminal: true,
     // Offered to tenants with a product catalogue; /quote works for everyone.

@@ -5,6 +5,7 @@ import { startHttpServer, type RunningServer } from '../../../src/adapters/http/
 import { newThreadState } from '../../../src/agent/thread-state.js';
 import type { DataPort, Tenant } from '../../../src/data/port.js';
 import { renderPlainText } from '../../../src/reply/plain-text.js';
+import { materialPriceRow } from '../../../src/data/rows.js';
 import { createCatalogueCheck } from '../../../src/tools/quotes/product-tools.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
 import { collect, message, replyOf, type Harness } from '../../helpers/harness.js';
@@ -149,23 +150,47 @@ describe('quote: CALC → PRICE → TABLE in one thread', () => {
   });
 });
 
-describe('catalogue tools in conversation', () => {
-  it('searches, compares suppliers by product id and shows one lookup table', async () => {
+describe('catalogue lookups', () => {
+  it('answers a price question from conversation through the PRICE step, whose tools only it is offered', async () => {
     const idFromSearch = (body: Record<string, unknown>) => /\(id ([0-9a-f-]{36})\)/.exec(String(requestView(body).last?.content))?.[1] ?? 'missing';
+    const tenant = await h.sb.data.defaultTenant();
+    const offers = await h.sb.data.call(
+      'get_pricing_for_material',
+      { tenant_id: tenant.id, family: 'aluminium', grade: '5052', form: 'sheet', thickness_mm: 3, width_mm: 1200, length_mm: 2400 },
+      materialPriceRow,
+    );
+    expect(offers.length).toBeGreaterThan(1);
     llm.script(
+      { toolCalls: [{ name: 'start_quote', arguments: { mode: 'price', request: 'four 3 mm aluminium sheets, cheapest supplier' } }] },
       { toolCalls: [{ name: 'search_products', arguments: { family: 'aluminum', form: 'sheet', thickness_mm: 3, query: '2400' } }] },
       (req) => ({ toolCalls: [{ name: 'compare_suppliers', arguments: {} }, { name: 'compare_suppliers', arguments: { product_id: idFromSearch(req.body), quantity: 4 } }] }),
-      { text: 'Southern Cross Metals is cheapest for 4 sheets.' },
+      {
+        toolCalls: [
+          {
+            name: 'emit_price_result',
+            arguments: {
+              ...priceArgs(offers),
+              normalized: { family: 'aluminium', grade: '5052', thickness_mm: 3, form: 'sheet', sheet_size_mm: [1200, 2400], qty_uom: 'sheet', qty_required: 4 },
+            },
+          },
+        ],
+      },
     );
     const events = await collect(h.sb.agent.handle(message('Who is cheapest for four 3 mm aluminium sheets?', { threadId: nextThread() })));
-    const [, second, third] = llm.requestsTo('/chat/completions').map((r) => requestView(r.body));
+    const [main, first, second, third] = llm.requestsTo('/chat/completions').map((r) => requestView(r.body));
+    // Plain conversation carries start_quote, not the lookups' schemas.
+    expect(main!.tools).toContain('start_quote');
+    for (const lookup of ['search_products', 'get_pricing_for_material', 'compare_suppliers']) expect(main!.tools).not.toContain(lookup);
+    expect(first!.tools).toEqual(['search_products', 'get_pricing_for_material', 'compare_suppliers', 'emit_price_result']);
     expect(second!.last?.content).toMatch(/^AL5052-mill-SHEET-3-1200X2400 \(id [0-9a-f-]{36}\) · 5052 aluminium sheet, 3 mm, 2400 x 1200 mm · \d suppliers/);
     const toolMessages = third!.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
-    expect(toolMessages[1]).toBe('Error: Give a product_id or at least one of family, grade, form, thickness_mm.');
-    expect(toolMessages[2]).toMatch(/^supplier "Southern Cross Metals" · sku SCM-AL5052-mill-SHEET-3-1200X2400 .* for 4 sheets: \$1,169\.60 landed \(rank 1, cheapest, fastest\)$/m);
+    expect(toolMessages.at(-2)).toBe('Error: Give a product_id or at least one of family, grade, form, thickness_mm.');
+    expect(toolMessages.at(-1)).toMatch(/^supplier "Southern Cross Metals" · sku SCM-AL5052-mill-SHEET-3-1200X2400 .* for 4 sheets: \$1,169\.60 landed \(rank 1, cheapest, fastest\)$/m);
     const reply = replyOf(events);
-    expect(reply?.blocks.filter((b) => b.type === 'table')).toHaveLength(1);
-    expect(tableOf(reply).caption).toBe('Supplier prices (ex GST)');
+    const best = cheapest(offers);
+    expect(reply?.text).toContain(`Best: ${best.supplier}`);
+    expect(tableOf(reply).rows.map((r) => r[0])).toContain('Southern Cross Metals');
+    expect(events.filter((e) => e.type === 'reply')).toHaveLength(1);
   });
 
   it('offers the catalogue tools only to tenants with products, checking once per tenant and TTL', async () => {

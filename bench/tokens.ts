@@ -1,7 +1,9 @@
 /**
  * Prompt-token figures (o200k tokenizer, as `countTokens` counts them):
- * 1. a first turn with every product tool offered (target ≤ 2,000): system prompt, user
- *    message and the tools array exactly as sent to the LLM (captured by the loopback fake);
+ * 1. a first turn with every tool a first turn is offered (target ≤ 2,000): system prompt,
+ *    user message and the tools array exactly as sent to the LLM (captured by the loopback
+ *    fake), counted both as JSON text (the upper bound) and as OpenAI renders tools into the
+ *    prompt (tokens/openai-render.ts, checked against OpenAI's recorded counts);
  * 2. campaign results (bench/tokens/campaigns.ts, target ≤ 1,500 for 20 hits);
  * 3. competitor tokens with the lazy tool versus preloading (bench/tokens/competitors.ts,
  *    target ratio ≤ 0.1).
@@ -14,8 +16,9 @@ import { createSwitchboard } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { silentLogger } from '../src/logger.js';
 import { startFakeOpenAI } from '../test/fakes/openai-server.js';
-import { campaignTokenFigures, renderAsOpenAi } from './tokens/campaigns.js';
+import { campaignTokenFigures } from './tokens/campaigns.js';
 import { competitorTokenFigures } from './tokens/competitors.js';
+import { calibration, renderedToolTokens } from './tokens/openai-render.js';
 
 async function firstTurnFigures(): Promise<string[]> {
   const llm = await startFakeOpenAI();
@@ -41,13 +44,13 @@ async function firstTurnFigures(): Promise<string[]> {
   const tools = (body.tools ?? []) as { function: { name: string; description?: string; parameters?: Record<string, unknown> } }[];
   const messageTokens = countMessageTokens(messages);
   const toolTokens = countTokens(JSON.stringify(tools));
-  const rendered = countTokens(tools.map((t) => renderAsOpenAi(t.function)).join(''));
+  const rendered = renderedToolTokens(tools.map((t) => t.function));
   const perTool = tools.map((t) => `${t.function.name} ${countTokens(JSON.stringify(t))}`).join(', ');
   await sb.close();
   await llm.close();
   return [
-    `first turn, all ${tools.length} tools offered: ${messageTokens + toolTokens} prompt tokens (messages ${messageTokens} + tools as JSON ${toolTokens}) (target ≤ 2,000)`,
-    `  the same tools as OpenAI renders them into the prompt (estimate): ${rendered} → ${messageTokens + rendered} prompt tokens`,
+    `first turn, all ${tools.length} tools offered: ${messageTokens + toolTokens} prompt tokens with the tools as JSON text (messages ${messageTokens} + tools ${toolTokens}) (target ≤ 2,000) ${messageTokens + toolTokens <= 2000 ? 'OK' : 'MISSED'}`,
+    `  as OpenAI renders the tools into the prompt: ${messageTokens + rendered} prompt tokens (tools ${rendered}); renderer check: ${calibration()}`,
     `  per tool (JSON): ${perTool}`,
   ];
 }

@@ -19,6 +19,7 @@ import { campaignToolResult, type Campaign } from '../../src/tools/campaigns/res
 import { toolSpec } from '../../src/tools/registry.js';
 import type { AnyTool, ToolContext } from '../../src/tools/tool.js';
 import { openPgliteTestPort, TEST_DIMENSIONS } from '../../test/helpers/db.js';
+import { renderedDefinitionTokens } from './openai-render.js';
 
 const TARGET_RESULT = 1_500;
 
@@ -34,7 +35,7 @@ export async function campaignTokenFigures(): Promise<string[]> {
     const spec = toolSpec(tool, tool.input, 'openai');
     const strict = countTokens(JSON.stringify(spec));
     const gemini = countTokens(JSON.stringify(toolSpec(tool, tool.input, 'gemini')));
-    const rendered = spec.type === 'function' ? countTokens(renderAsOpenAi(spec.function)) : 0;
+    const rendered = spec.type === 'function' ? renderedDefinitionTokens(spec.function) : 0;
     schemaTotal += strict;
     geminiTotal += gemini;
     renderedTotal += rendered;
@@ -100,28 +101,6 @@ export async function campaignTokenFigures(): Promise<string[]> {
   const listed = result.summary_for_llm.split('\n').filter((l) => /^\d+\. /.test(l)).length;
   lines.push(`result worst case (20 campaigns with oversized fields): ${countTokens(content)} tokens of content, ${listed} listed (target ≤ ${TARGET_RESULT})`);
   return lines;
-}
-
-type Json = Record<string, unknown>;
-
-/**
- * An estimate of what a function costs in the prompt: OpenAI does not bill the JSON but a
- * TypeScript-like rendering of it (`type name = (_: { // description\n prop?: T, … }) => any;`).
- */
-export function renderAsOpenAi(fn: { name: string; description?: string; parameters?: Json }): string {
-  const props = (fn.parameters?.properties ?? {}) as Record<string, Json>;
-  const body = Object.entries(props)
-    .map(([name, p]) => `${p.description ? `// ${String(p.description)}\n` : ''}${name}?: ${renderType(p)},`)
-    .join('\n');
-  return `// ${fn.description ?? ''}\ntype ${fn.name} = (_: {\n${body}\n}) => any;\n`;
-}
-
-function renderType(node: Json): string {
-  if (Array.isArray(node.anyOf)) return (node.anyOf as Json[]).map(renderType).join(' | ');
-  if (Array.isArray(node.enum)) return node.enum.map((v) => JSON.stringify(v)).join(' | ');
-  if (node.type === 'array') return `${renderType((node.items ?? {}) as Json)}[]`;
-  if (node.type === 'integer') return 'number';
-  return typeof node.type === 'string' ? node.type : 'any';
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

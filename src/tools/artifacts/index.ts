@@ -19,8 +19,8 @@ const PREVIEW_LINES = 12;
 const PREVIEW_CHARS = 600;
 
 const input = z.object({
-  type: z.enum(ARTIFACT_TYPES).describe('react: one JSX component file; html: a complete page; svg: an image; mermaid: a diagram; markdown: a document'),
-  title: z.string().trim().min(1, 'give the artifact a title').max(100, 'keep the title to 100 characters').describe('A short title, 1–100 characters'),
+  type: z.enum(ARTIFACT_TYPES).describe('react: one JSX component; html: a full page'),
+  title: z.string().trim().min(1, 'give the artifact a title').max(100, 'keep the title to 100 characters').describe('Short title'),
   code: z
     .string()
     .trim()
@@ -38,8 +38,8 @@ export function createArtifactTools(_config?: Partial<Config>): ToolSet {
     name: 'generate_artifact',
     title: 'Creating an artifact',
     description:
-      'Deliver code the user asked for (a React component, an HTML page, an SVG image, a Mermaid diagram, a Markdown document) ' +
-      'as a file in the conversation. Write the complete code yourself in `code`.',
+      'Deliver code the user asked for (React component, HTML page, SVG, Mermaid diagram, Markdown document) as a file. ' +
+      'Write the complete code in `code`.',
     input,
     async run({ type, title, code }, ctx) {
       const checked = checkArtifact(type, code);

@@ -14,8 +14,8 @@ export function createBookingTools(env: BusinessEnv) {
     name: 'get_latest_booking',
     title: 'Looking up a booking',
     description:
-      'The most recent booking of a customer, found by the phone number the user gave. Bookings cannot be found by email: ask for the phone number or the booking reference.',
-    input: z.object({ customer_phone: z.string().trim().min(1).max(40).describe('The customer’s phone number, as the user wrote it.') }),
+      'A customer’s latest booking, by phone number. Not by email: ask for the phone number or booking reference.',
+    input: z.object({ customer_phone: z.string().trim().min(1).max(40).describe('As the user wrote it') }),
     timeoutMs: env.timeoutMs,
     offer: (ctx) => hasBusiness(env, ctx),
     async run({ customer_phone: phone }, ctx) {
@@ -44,8 +44,8 @@ export function createBookingTools(env: BusinessEnv) {
   const byId = defineTool({
     name: 'get_booking_by_id',
     title: 'Looking up a booking',
-    description: 'One booking by its reference (e.g. HP-1100) or booking id.',
-    input: z.object({ booking_id: z.string().trim().min(1).max(64).describe('The booking reference or id the user gave.') }),
+    description: 'One booking by its reference or id.',
+    input: z.object({ booking_id: z.string().trim().min(1).max(64).describe('Reference (e.g. HP-1100) or id') }),
     timeoutMs: env.timeoutMs,
     offer: (ctx) => hasBusiness(env, ctx),
     async run({ booking_id: id }, ctx) {

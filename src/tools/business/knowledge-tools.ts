@@ -13,7 +13,7 @@ const topic = (examples: string) =>
     .min(1)
     .max(80)
     .optional()
-    .describe(`A topic word or two, e.g. ${examples}. Omit to list them all.`);
+    .describe(`e.g. ${examples}; omit for all`);
 
 /** Matches the SQL's topic key: 'Late-Arrival' and 'late arrival' are one cache entry. */
 const topicKey = (t: string | undefined) => (t ? t.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim() || '*' : '*');
@@ -23,8 +23,8 @@ export function createKnowledgeTools(env: BusinessEnv) {
   const policies = defineTool({
     name: 'get_policies',
     title: 'Looking up policies',
-    description: 'The business’s policies (cancellation, rescheduling, deposits, refunds…), matched by topic.',
-    input: z.object({ topic: topic('cancellation, reschedule, late arrival, deposits, refunds, payment') }),
+    description: 'The business’s policies, by topic.',
+    input: z.object({ topic: topic('cancellation, deposits, refunds') }),
     timeoutMs: env.timeoutMs,
     offer: (ctx) => hasBusiness(env, ctx),
     async run({ topic }, ctx) {
@@ -52,8 +52,8 @@ export function createKnowledgeTools(env: BusinessEnv) {
   const faqs = defineTool({
     name: 'get_faqs',
     title: 'Looking up FAQs',
-    description: 'Answers to the business’s frequently asked questions (parking, location, pricing…), matched by topic.',
-    input: z.object({ topic: topic('parking, location, pricing, hours, referral, accessibility') }),
+    description: 'The business’s FAQ answers, by topic.',
+    input: z.object({ topic: topic('parking, location, pricing') }),
     timeoutMs: env.timeoutMs,
     offer: (ctx) => hasBusiness(env, ctx),
     async run({ topic }, ctx) {

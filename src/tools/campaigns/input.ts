@@ -27,14 +27,14 @@ const dateRange = z
   .string()
   .max(40)
   .refine((s) => isNoDate(s) || isDateRange(s), { error: DATE_RANGE_HELP })
-  .optional()
-  .describe('recent (90 days), last_30_days, this_year, 2026-05, 2026-01-01..2026-03-31, or any');
-const resetFilters = z.boolean().optional().describe('Ignore earlier searches\' filters');
-const limit = z.number().int().min(1).max(MAX_LIMIT).optional().describe(`Default ${DEFAULT_LIMIT}`);
+  .optional();
+const resetFilters = z.boolean().optional();
+const limit = z.number().int().min(1).max(MAX_LIMIT).optional();
 
 /**
- * The filters the search tools share. Their value examples are described once, in
- * filter_campaigns (which the model sees in the same request), to save tokens.
+ * The filters the search tools share. They are described once, in filter_campaigns (which
+ * the model sees in the same request), to save tokens; how they merge with the thread's
+ * active filters is said in the system context when there are any (activeFiltersContext).
  */
 const searchFilterFields = {
   channel: values(),
@@ -59,10 +59,10 @@ export const filterInput = z.object({
   sentiment: values('e.g. Playful, Trustworthy'),
   visual_style: values('e.g. Minimalist, Bold Typography'),
   company: values('Company or brand names'),
-  date_range: dateRange,
+  date_range: dateRange.describe('recent (90 days), last_30_days, this_year, 2026-05, 2026-01-01..2026-03-31, or any'),
   has_offer: z.boolean().optional().describe('true: only campaigns with an offer'),
-  reset_filters: resetFilters,
-  limit,
+  reset_filters: resetFilters.describe('Ignore earlier searches\' filters'),
+  limit: limit.describe(`Default ${DEFAULT_LIMIT}`),
 });
 
 export const semanticInput = z.object({

@@ -11,15 +11,13 @@ import { readCampaignState } from './state.js';
  * in the copy. All three return the same result shape (see result.ts).
  */
 
-const MERGE_NOTE = 'Filters add to the thread\u2019s active filters ([] drops one).';
-
 export function campaignTools(deps: SearchDeps): AnyTool[] {
   const semantic = defineTool({
     name: 'semantic_search',
     title: 'Searching campaigns by meaning',
     description:
       'Find ad campaigns by meaning or theme ("travel benefits", "eco-friendly power") when the user describes an idea ' +
-      `rather than exact words or dimensions. ${MERGE_NOTE}`,
+      'rather than exact words or dimensions.',
     input: semanticInput,
     run: ({ query, reset_filters, limit, ...filters }, ctx) =>
       runCampaignSearch({ kind: 'semantic', tool: 'semantic_search', query, args: { ...filters, reset_filters }, limit: limit ?? DEFAULT_LIMIT }, ctx, deps),
@@ -31,7 +29,7 @@ export function campaignTools(deps: SearchDeps): AnyTool[] {
     description:
       'List ad campaigns by exact dimensions (channel, value prop, sentiment, style, company, dates, offer). Use it for ' +
       '"show me recent X campaigns on Y" and "what are the offers of X campaigns": results include each offer, value props, ' +
-      `sentiment and style to answer from. ${MERGE_NOTE}`,
+      'sentiment and style to answer from.',
     input: filterInput,
     context: activeFiltersContext,
     run: ({ limit, ...args }, ctx) =>
@@ -43,7 +41,7 @@ export function campaignTools(deps: SearchDeps): AnyTool[] {
     title: 'Searching campaign copy',
     description:
       'Find ad campaigns whose copy contains words or phrases ("which campaigns mention X / say Y"). ' +
-      `Web-search syntax: "exact phrase", -exclude, OR. ${MERGE_NOTE}`,
+      'Web-search syntax: "exact phrase", -exclude, OR.',
     input: fullTextInput,
     run: ({ query, reset_filters, limit, ...filters }, ctx) =>
       runCampaignSearch({ kind: 'text', tool: 'full_text_search', query, args: { ...filters, reset_filters }, limit: limit ?? DEFAULT_LIMIT }, ctx, deps),

@@ -19,13 +19,13 @@ const input = z.object({
     .trim()
     .min(1, 'describe the image to generate (the prompt was empty)')
     .max(4_000, 'keep the prompt under 4,000 characters')
-    .describe('What the image shows: subject, setting, composition, mood'),
+    .describe('Subject, setting, composition, mood'),
   style: z
     .string()
     .trim()
     .max(200, 'keep the style under 200 characters')
     .optional()
-    .describe('Optional style guidance, e.g. "watercolor", "flat vector illustration", "photorealistic"'),
+    .describe('e.g. "watercolor", "photorealistic"'),
 });
 
 /** `generate_image`, offered only when IMAGE_MODEL is set; uses the configured OpenAI-compatible endpoint. */
@@ -40,8 +40,7 @@ export function createImageTools(
     name: 'generate_image',
     title: 'Generating an image',
     description:
-      'Generate an image from a text description. The image is attached to the conversation for the user; ' +
-      'do not write a link or markdown image for it.',
+      'Generate an image from a description. It is attached to the conversation: do not link or embed it.',
     input,
     timeoutMs: IMAGE_TOOL_TIMEOUT_MS,
     async run({ prompt, style }, ctx) {

@@ -37,8 +37,8 @@ const input = z.object({
     .trim()
     .min(1, 'give the words to search for')
     .max(400, 'keep the query under 400 characters')
-    .describe('What to search the web for: the user’s question or a search query'),
-  max_results: z.number().int().min(1).max(10).optional().describe(`How many results to fetch (default ${DEFAULT_MAX_RESULTS})`),
+    .describe('The question or search query'),
+  max_results: z.number().int().min(1).max(10).optional().describe(`Default ${DEFAULT_MAX_RESULTS}`),
 });
 
 /** `web_search`, offered only when TAVILY_API_KEY is set. */
@@ -53,8 +53,7 @@ export function createWebSearchTools(config: Pick<Config, 'TAVILY_API_KEY' | 'TA
     name: 'web_search',
     title: 'Searching the web',
     description:
-      'Search the public web for current information: news, releases, documentation, facts outside our own data. ' +
-      'Returns the top results with their sources; cite them as [n].',
+      'Search the public web for current information (news, releases, docs, facts outside our data). Cite results as [n].',
     input,
     // The rewrite and the search each have their own limit; the tool's covers both.
     timeoutMs: rewriteTimeoutMs + searchTimeoutMs + 1_000,

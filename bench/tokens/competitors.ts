@@ -10,6 +10,10 @@
  * model would have received is recorded, and its competitor-related parts are counted with
  * `countTokens` (o200k): the lookup_competitor definition (name, description, enum), the
  * backgrounds in the system context, and the tool call and its result. Target ratio ≤ 0.1.
+ *
+ * The definition is counted as the model receives it from OpenAI's API (rendered as a
+ * TypeScript declaration; see openai-render.ts, checked against OpenAI's own counts) and,
+ * as an upper bound, as its JSON text.
  */
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
@@ -22,8 +26,9 @@ import { openDataPort, type AdminDataPort } from '../../src/data/index.js';
 import { importRows } from '../../src/data/import/run.js';
 import { createLogger } from '../../src/logger.js';
 import { createCompetitorTools, LOOKUP_COMPETITOR } from '../../src/tools/competitors/index.js';
-import { competitorContext } from '../../src/tools/competitors/render.js';
+import { competitorContext, CONTEXT_HEADING } from '../../src/tools/competitors/render.js';
 import { defineTool, type AnyTool } from '../../src/tools/tool.js';
+import { renderedDefinitionTokens } from './openai-render.js';
 
 const COMPETITORS = 12;
 const MENTIONED = { key: 'norlys', name: 'Norlys' };
@@ -84,7 +89,10 @@ function preloadAllTool(descriptions: Record<string, { name: string; description
 
 interface Tally {
   requests: number;
+  /** As OpenAI renders it into the prompt. */
   definition: number;
+  /** As JSON text: the upper bound. */
+  definitionJson: number;
   context: number;
   exchange: number;
   total: number;
@@ -92,13 +100,17 @@ interface Tally {
 
 /** The competitor-related tokens of each recorded request. */
 function tally(requests: CompletionRequest[]): Tally {
-  const t: Tally = { requests: requests.length, definition: 0, context: 0, exchange: 0, total: 0 };
+  const t: Tally = { requests: requests.length, definition: 0, definitionJson: 0, context: 0, exchange: 0, total: 0 };
   for (const req of requests) {
-    // The whole spec as sent, as bench/tokens/campaigns.ts counts schemas.
-    for (const spec of req.tools ?? []) if (isLookup(spec)) t.definition += countTokens(JSON.stringify(spec));
+    for (const spec of req.tools ?? []) {
+      if (!isLookup(spec)) continue;
+      t.definition += renderedDefinitionTokens(spec.function);
+      // The whole spec as sent, as bench/tokens/campaigns.ts counts schemas.
+      t.definitionJson += countTokens(JSON.stringify(spec));
+    }
     const lookupCalls = new Set<string>();
     for (const m of req.messages) {
-      if (m.role === 'system' && typeof m.content === 'string' && m.content.startsWith('Competitor backgrounds')) t.context += countTokens(m.content);
+      if (m.role === 'system' && typeof m.content === 'string' && m.content.startsWith(CONTEXT_HEADING)) t.context += countTokens(m.content);
       if (m.role === 'assistant') {
         for (const call of m.tool_calls ?? []) {
           if (call.type === 'function' && call.function.name === LOOKUP_COMPETITOR) {
@@ -177,14 +189,16 @@ export async function competitorTokenFigures(): Promise<string[]> {
   }
   const ratio = lazy.tally.total / preload.tally.total;
   const earlyRatio = early.tally.total / preload.tally.total;
+  const jsonTotal = lazy.tally.total - lazy.tally.definition + lazy.tally.definitionJson;
   const latency = lazy.logLines.filter((l) => /^Fetched \d+ competitor IDs|^Fetched competitor '/.test(l));
   return [
     `Competitor tokens received by the model, ${TURNS.length} turns, ${COMPETITORS} competitors configured, 1 mentioned (turn 2):`,
     `  lazy tool:   ${fmt(lazy.tally.total)} tokens over ${lazy.tally.requests} requests ` +
-      `(definition ${fmt(lazy.tally.definition)}, background in context ${fmt(lazy.tally.context)}, call + result ${fmt(lazy.tally.exchange)}); per request ${lazy.perRequest.map(fmt).join(' / ')}`,
+      `(definition ${fmt(lazy.tally.definition)} as OpenAI renders it, background in context ${fmt(lazy.tally.context)}, call + result ${fmt(lazy.tally.exchange)}); per request ${lazy.perRequest.map(fmt).join(' / ')}`,
     `  preload all: ${fmt(preload.tally.total)} tokens over ${preload.tally.requests} requests (every description in every prompt); per request ${preload.perRequest.map(fmt).join(' / ')}`,
     `  ratio:       ${ratio.toFixed(3)} (target ≤ 0.1) ${ratio <= 0.1 ? 'OK' : 'MISSED'}: ` +
       `the background in later steps ${(lazy.tally.context / preload.tally.total).toFixed(3)}, the tool definition ${(lazy.tally.definition / preload.tally.total).toFixed(3)}, call + result ${(lazy.tally.exchange / preload.tally.total).toFixed(3)}`,
+    `  upper bound, the definition counted as JSON text (${fmt(lazy.tally.definitionJson)}): ${fmt(jsonTotal)} tokens, ratio ${(jsonTotal / preload.tally.total).toFixed(3)}`,
     `  mentioned in turn 1 instead: ${fmt(early.tally.total)} tokens, ratio ${earlyRatio.toFixed(3)}`,
     `Tool latency log lines (in-memory PGlite): ${latency.length ? latency.map((l) => `"${l}"`).join(', ') : '(none)'}`,
   ];

@@ -39,7 +39,7 @@ export function createLookupCompetitorTool({ directory, timeoutMs }: LookupToolO
     name: LOOKUP_COMPETITOR,
     title: 'Looking up a competitor',
     // Sent on every step while offered: short on purpose (bench/tokens/competitors.ts).
-    description: 'Call when a listed competitor is mentioned, before answering: adds their background to your context.',
+    description: 'Load a mentioned competitor’s background before answering.',
     input,
     timeoutMs,
     async inputFor(ctx) {

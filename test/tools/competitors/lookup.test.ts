@@ -95,7 +95,7 @@ describe('lookup_competitor', () => {
     expect(systemText(step2)).toContain(descriptions.norlys);
     // Only the fetched one: no other description rides along.
     expect(systemText(step2)).not.toContain(descriptions.ewii);
-    expect(systemText(step2).match(/<competitor id=/g)).toHaveLength(1);
+    expect(systemText(step2).match(/<competitor name=/g)).toHaveLength(1);
     expect(offeredIds(step2)).not.toContain('norlys');
 
     const reply = replyOf(events);

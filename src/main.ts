@@ -1,5 +1,6 @@
 import { configuredAdapters } from './adapters/adapter.js';
 import { createHttpApp } from './adapters/http/app.js';
+import { startIngress } from './adapters/http/ingress.js';
 import { startHttpServer } from './adapters/http/server.js';
 import { createSwitchboard } from './app.js';
 import { loadConfigForStartup } from './config.js';
@@ -17,8 +18,13 @@ async function main(): Promise<void> {
     apiToken: config.API_TOKEN,
     health: () => ({ data: sb.data.kind, adapters: adapters.map((a) => a.name) }),
   });
-  const http = await startHttpServer(app, config.PORT, config.HOST, adapters.flatMap((a) => a.routes ?? []));
+  const routes = adapters.flatMap((a) => a.routes ?? []);
+  // Slack over HTTP: the public server runs in its own thread, so Slack's acks never wait behind turns.
+  const slack = adapters.find((a) => a.ingress)?.ingress;
+  const ingress = slack ? await startIngress({ app, port: config.PORT, host: config.HOST, slack, log, routes }) : undefined;
+  const http = ingress ?? (await startHttpServer(app, config.PORT, config.HOST, routes));
   for (const adapter of adapters) await adapter.start();
+  await ingress?.slackReady;
   log.info({ url: http.url, adapters: adapters.map((a) => a.name) }, `Switchboard listening on ${http.url}`);
 
   let stopping = false;
@@ -26,8 +32,9 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    await Promise.allSettled(adapters.map((a) => a.stop()));
+    // Stop taking requests (those in flight finish), then let the adapters drain their turns.
     await http.close();
+    await Promise.allSettled(adapters.map((a) => a.stop()));
     await sb.close();
     process.exit(0);
   };

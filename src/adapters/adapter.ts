@@ -1,11 +1,14 @@
 import type { Switchboard } from '../app.js';
+import type { SlackIngressTarget } from './http/ingress.js';
 import type { NodeRoute } from './http/server.js';
 
 /** A chat platform connection (Slack, Discord): started by main when its credentials are set. */
 export interface PlatformAdapter {
   name: string;
-  /** HTTP routes it needs on the shared server (e.g. `/slack/events`). */
+  /** Raw HTTP routes it needs on the main thread's server. */
   routes?: NodeRoute[];
+  /** Slack's Events API (HTTP mode): verified and acked by the HTTP ingress thread, then handed over. */
+  ingress?: SlackIngressTarget;
   start(): Promise<void>;
   stop(): Promise<void>;
 }

@@ -1,8 +1,8 @@
-import type { IncomingMessage as NodeRequest, ServerResponse } from 'node:http';
-import { App, ErrorCode as BoltErrorCode, HTTPReceiver, SocketModeReceiver, type webApi } from '@slack/bolt';
+import { App, SocketModeReceiver, type Receiver, type webApi } from '@slack/bolt';
 import type { Switchboard } from '../../app.js';
+import type { Logger } from '../../logger.js';
 import type { PlatformAdapter } from '../adapter.js';
-import type { NodeRoute } from '../http/server.js';
+import type { SlackIngressEvent, SlackIngressTarget } from '../http/ingress.js';
 import { boltLogger } from './bolt-logger.js';
 import { registerHandlers } from './handlers.js';
 import { createSlackFetch } from './http-transport.js';
@@ -22,8 +22,9 @@ export interface SlackAdapterOptions {
 export const SLACK_EVENTS_PATH = '/slack/events';
 
 /**
- * The Slack adapter: a Bolt app over the Events API (HTTP, on the shared server at
- * `/slack/events`) or Socket Mode. Undefined when SLACK_BOT_TOKEN is not set.
+ * The Slack adapter: a Bolt app over the Events API (HTTP: `/slack/events`, verified and acked
+ * by the HTTP ingress thread, see `http/ingress.ts`) or Socket Mode. Undefined when
+ * SLACK_BOT_TOKEN is not set.
  */
 export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = {}): PlatformAdapter | undefined {
   const { config } = sb;
@@ -46,9 +47,14 @@ export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = 
     timeout: 30_000,
   });
 
-  const httpReceiver = socketMode ? undefined : new HTTPReceiver({ signingSecret: config.SLACK_SIGNING_SECRET ?? '', endpoints: [SLACK_EVENTS_PATH], logger });
+  const inflight = new Set<Promise<void>>();
+  const track = (p: Promise<void>) => {
+    inflight.add(p);
+    void p.finally(() => inflight.delete(p));
+  };
+  const ingressReceiver = socketMode ? undefined : new IngressReceiver(log, track);
   const receiver =
-    httpReceiver ??
+    ingressReceiver ??
     new SocketModeReceiver({
       appToken: config.SLACK_APP_TOKEN ?? '',
       logger,
@@ -64,7 +70,6 @@ export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = 
     deferInitialization: true,
   });
 
-  const inflight = new Set<Promise<void>>();
   const state = createSlackState(sb.kv, log, config.THREAD_TTL_DAYS * 86_400_000);
   registerHandlers(app, {
     agent: sb.agent,
@@ -72,46 +77,33 @@ export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = 
     log,
     writer: opts.writer,
     runAfterAck: (work) => {
-      // setImmediate: requests already waiting on the socket get parsed and acked before this
-      // turn's first steps run, so a burst of events does not queue acks behind turns.
-      const p = new Promise<void>((resolve) => setImmediate(resolve))
-        .then(work)
-        .catch((err: unknown) => log.error({ err }, 'slack turn failed'))
-        .finally(() => inflight.delete(p));
-      inflight.add(p);
+      // setImmediate: in Socket Mode, where acks leave from this thread, envelopes already waiting
+      // on the socket get acked before this turn's first steps run (over HTTP the ingress thread acks).
+      track(
+        new Promise<void>((resolve) => setImmediate(resolve)).then(work).catch((err: unknown) => {
+          log.error({ err }, 'slack turn failed');
+        }),
+      );
     },
   });
 
-  // auth.test once (the bot's own ids); a failed attempt is not cached, so the next request retries.
-  let ready: Promise<void> | undefined;
+  // auth.test once (the bot's own ids); a failed attempt is not cached, so the next start retries.
+  let initialized: Promise<void> | undefined;
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
   const init = () =>
-    (ready ??= app.init().catch((err: unknown) => {
-      ready = undefined;
+    (initialized ??= app.init().then(markReady, (err: unknown) => {
+      initialized = undefined;
       throw startError(err);
     }));
 
-  const routes: NodeRoute[] | undefined = httpReceiver
-    ? [
-        {
-          prefix: '/slack/',
-          handle: async (req: NodeRequest, res: ServerResponse) => {
-            try {
-              await init();
-              httpReceiver.requestListener(req, res);
-            } catch (err) {
-              const deferred = (err as { code?: string }).code === BoltErrorCode.HTTPReceiverDeferredRequestError;
-              if (!deferred) log.error({ err }, 'slack request failed before Bolt handled it');
-              if (!res.headersSent) res.writeHead(deferred ? 404 : 503, { 'content-type': 'application/json' });
-              res.end(JSON.stringify({ error: { code: deferred ? 'not_found' : 'unavailable', message: deferred ? `No Slack route for ${req.url}.` : 'Slack adapter is not ready.' } }));
-            }
-          },
-        },
-      ]
+  const ingress: SlackIngressTarget | undefined = ingressReceiver
+    ? { path: SLACK_EVENTS_PATH, signingSecret: config.SLACK_SIGNING_SECRET ?? '', ready, receive: (event) => ingressReceiver.dispatch(event) }
     : undefined;
 
   return {
     name: 'slack',
-    ...(routes ? { routes } : {}),
+    ...(ingress ? { ingress } : {}),
     async start() {
       await init();
       if (socketMode) {
@@ -143,4 +135,38 @@ function startError(err: unknown): Error {
 
 function withSlash(url: string): string {
   return url.endsWith('/') ? url : `${url}/`;
+}
+
+/**
+ * Bolt's receiver in HTTP mode: requests arrive from the ingress thread verified and already
+ * acked (an empty 200, as Bolt sends for `ack()`), and go through `App.processEvent` like any
+ * receiver's, so every listener runs unchanged; their `ack()` has nothing left to do.
+ */
+class IngressReceiver implements Receiver {
+  private app: App | undefined;
+  constructor(
+    private readonly log: Logger,
+    private readonly track: (work: Promise<void>) => void,
+  ) {}
+  init(app: App): void {
+    this.app = app;
+  }
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+  stop(): Promise<void> {
+    return Promise.resolve();
+  }
+  dispatch({ body, retryNum, retryReason }: SlackIngressEvent): void {
+    const app = this.app;
+    if (!app) throw new Error('the Slack receiver has no app');
+    const ack = async (response?: unknown) => {
+      if (response !== undefined) this.log.warn({ type: body.type }, 'slack ack body dropped: the ingress already answered with an empty 200');
+    };
+    this.track(
+      app.processEvent({ body, ack, retryNum, retryReason, customProperties: {} }).catch((err: unknown) => {
+        this.log.error({ err }, 'slack event failed');
+      }),
+    );
+  }
 }

@@ -1,14 +1,14 @@
 /**
  * A whole Switchboard with the real Slack adapter (Bolt) on loopback: the fake OpenAI as the
- * LLM, the fake Slack Web API (and Socket Mode server) as Slack, and, in HTTP mode, the shared
- * HTTP server receiving signed requests at /slack/events.
+ * LLM, the fake Slack Web API (and Socket Mode server) as Slack, and, in HTTP mode, the HTTP
+ * ingress thread receiving signed requests at /slack/events, as `npm start` runs it.
  */
 import { readFileSync } from 'node:fs';
 import { randomInt } from 'node:crypto';
 import type { AgentExtension } from '../../../src/agent/agent.js';
 import type { PlatformAdapter } from '../../../src/adapters/adapter.js';
 import { createHttpApp } from '../../../src/adapters/http/app.js';
-import { startHttpServer, type RunningServer } from '../../../src/adapters/http/server.js';
+import { startIngress, type RunningIngress } from '../../../src/adapters/http/ingress.js';
 import { createSlackAdapter } from '../../../src/adapters/slack/index.js';
 import type { DataPort } from '../../../src/data/port.js';
 import type { AnyTool } from '../../../src/tools/tool.js';
@@ -41,7 +41,8 @@ export interface SlackRig {
   llm: FakeOpenAI;
   slack: FakeSlack;
   adapter: PlatformAdapter;
-  server?: RunningServer;
+  /** HTTP mode: the ingress thread in front of the main thread's server, as `npm start` runs it. */
+  server?: RunningIngress;
   eventsUrl: string;
   /** Resolves when `count` turns have been delivered to Slack in total. */
   delivered(count: number, timeoutMs?: number): Promise<void>;
@@ -74,11 +75,13 @@ export async function startSlackRig(opts: {
   });
   const adapter = createSlackAdapter(h.sb, { socketClientPingTimeoutMs: 200, writer: { updateIntervalMs: 300, streamFlushMs: 50 } });
   if (!adapter) throw new Error('the Slack adapter was not created');
-  let server: RunningServer | undefined;
+  let server: RunningIngress | undefined;
   if (opts.mode === 'http') {
-    server = await startHttpServer(createHttpApp({ agent: h.sb.agent, log: h.sb.log }), 0, '127.0.0.1', adapter.routes ?? []);
+    if (!adapter.ingress) throw new Error('the Slack adapter offers no ingress target in HTTP mode');
+    server = await startIngress({ app: createHttpApp({ agent: h.sb.agent, log: h.sb.log }), port: 0, host: '127.0.0.1', slack: adapter.ingress, log: h.sb.log });
   }
   await adapter.start();
+  await server?.slackReady;
   const deliveredCount = () => h.logs.lines.filter((l) => l.msg === 'slack turn delivered').length;
   return {
     h,
@@ -90,8 +93,8 @@ export async function startSlackRig(opts: {
     deliveredCount,
     delivered: (count, timeoutMs) => slack.waitFor(() => deliveredCount() >= count, `${count} delivered Slack turns (saw ${deliveredCount()})`, timeoutMs),
     async close() {
-      await adapter.stop();
       await server?.close();
+      await adapter.stop();
       await h.close();
       if (!opts.slack) await slack.close();
       if (!opts.llm) await llm.close();

@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startFakeOpenAI } from './fakes/openai-server.js';
+import { postEvent } from './fakes/slack/signing.js';
+import { startFakeSlack } from './fakes/slack/web-api.js';
 
 const TSX = ['node_modules/.bin/tsx', 'src/main.ts'];
 
@@ -74,5 +76,66 @@ describe('npm start', () => {
     expect(health).toMatchObject({ ok: true, data: 'pglite' });
     expect(chat).toMatchObject({ response: 'Hello from the fake model.' });
     expect(code).toBe(0); // graceful shutdown on SIGTERM
+  }, 120_000);
+
+  it('runs Slack over HTTP behind the ingress thread: acks, answers, proxies the API, stops cleanly', async () => {
+    const llm = await startFakeOpenAI();
+    const slack = await startFakeSlack({ botUserId: 'U0MAINBOT' });
+    const secret = 'main-test-signing-secret';
+    llm.script({ text: 'Hello from behind the ingress.' });
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const results: Record<string, unknown> = {};
+    // What Slack and an API client see once it is up (errors are recorded, so the child is always stopped).
+    const talkToIt = async () => {
+      const challenge = await postEvent(`${base}/slack/events`, { type: 'url_verification', challenge: 'c-42', token: 'x' }, { secret });
+      results.challenge = await challenge.json();
+      results.forged = (await postEvent(`${base}/slack/events`, { type: 'event_callback' }, { secret: 'wrong' })).status;
+      const ts = '1900000000.000100';
+      const event = { type: 'app_mention', user: 'U0HUMAN1', ts, event_ts: ts, text: '<@U0MAINBOT> hi', channel: 'C0MAIN', team: 'T0FAKETEAM' };
+      const body = { token: 'x', team_id: 'T0FAKETEAM', api_app_id: 'A0', type: 'event_callback', event_id: 'Ev0MAIN1', event_time: 1, event };
+      results.ack = (await postEvent(`${base}/slack/events`, body, { secret })).status;
+      await slack.waitFor(() => slack.threadReplies('C0MAIN', ts).some((m) => m.text === 'Hello from behind the ingress.'), 'the answer in Slack', 20_000);
+      results.reply = slack.threadReplies('C0MAIN', ts).map((m) => m.text);
+      results.health = await (await fetch(`${base}/healthz`)).json();
+    };
+    let listening!: () => void;
+    const up = new Promise<void>((r) => (listening = r));
+    const exited = run(
+      {
+        OPENAI_API_KEY: 'sk-main-test',
+        OPENAI_BASE_URL: llm.url,
+        PORT: String(port),
+        PGLITE_MEMORY: '1',
+        LOG_LEVEL: 'info',
+        SLACK_BOT_TOKEN: slack.options.botToken,
+        SLACK_SIGNING_SECRET: secret,
+        SLACK_API_URL: slack.url,
+      },
+      (o) => {
+        if (o.includes('Switchboard listening')) listening();
+        return false;
+      },
+      90_000,
+      (child) =>
+        void up.then(async () => {
+          await talkToIt().catch((err: unknown) => (results.error = String(err)));
+          child.kill('SIGTERM');
+        }),
+    );
+    const { code, out } = await exited;
+    if (results.error) console.log(out);
+    await slack.close();
+    await llm.close();
+    expect(results).toEqual({
+      challenge: { challenge: 'c-42' },
+      forged: 401,
+      ack: 200,
+      reply: ['Hello from behind the ingress.'],
+      health: { ok: true, data: 'pglite', adapters: ['slack'] },
+    });
+    expect(out).not.toContain(secret);
+    expect(out).not.toContain(slack.options.botToken);
+    expect(code).toBe(0);
   }, 120_000);
 });

@@ -1,9 +1,11 @@
 /**
  * Slack ack latency: signed `app_mention` events at a fixed rate against Switchboard's Slack
- * adapter (HTTP mode on the shared server; every event runs a full turn after its ack: dedup,
- * thread following, tenant, thread lock and state, an in-process LLM that answers after
- * `llmMs` without using CPU, status + reply posted to Slack) and against a bare Bolt app that
- * acks the same events and does nothing else. Same run, interleaved rounds.
+ * adapter (HTTP mode as `npm start` runs it: the ingress thread verifies and acks; the main
+ * thread's Bolt app runs every event as a full turn after its ack: dedup, thread following,
+ * tenant, thread lock and state, an in-process LLM that answers after `llmMs` without using
+ * CPU, status + reply posted to Slack) and against a bare Bolt app in the same process that
+ * acks the same events and does nothing else. Same run, interleaved rounds. Server CPU/event
+ * counts the whole process (both threads); the event-loop delay is the main thread's.
  *
  *   npx tsx bench/slack-ack.ts [rate=200] [secondsPerRound=2] [rounds=2] [llmMs=500] [mentionShare=1]
  *
@@ -25,7 +27,7 @@ import { createInterface } from 'node:readline';
 import { App, LogLevel } from '@slack/bolt';
 import type { Completion, CompletionRequest, LlmClient } from '../src/agent/llm-types.js';
 import { createHttpApp } from '../src/adapters/http/app.js';
-import { startHttpServer } from '../src/adapters/http/server.js';
+import { startIngress } from '../src/adapters/http/ingress.js';
 import { createSlackAdapter } from '../src/adapters/slack/index.js';
 import { createSwitchboard } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
@@ -92,8 +94,9 @@ const config = parseConfig({
 });
 const sb = await createSwitchboard(config, silentLogger(), { llm: new SleepyLlm(), tools: [] });
 const adapter = createSlackAdapter(sb)!;
-const ours = await startHttpServer(createHttpApp({ agent: sb.agent, log: sb.log }), 0, '127.0.0.1', adapter.routes);
+const ours = await startIngress({ app: createHttpApp({ agent: sb.agent, log: sb.log }), port: 0, host: '127.0.0.1', slack: adapter.ingress!, log: sb.log });
 await adapter.start();
+await ours.slackReady;
 
 // ── bare Bolt ───────────────────────────────────────────────────────────────────────────
 const bare = new App({ token: slack.botToken, signingSecret: SECRET, clientOptions: { slackApiUrl: slack.url }, logLevel: LogLevel.ERROR });
@@ -212,8 +215,8 @@ const r99 = pct(samples.switchboard, 99) / pct(samples.bare, 99);
 console.log(`ratio        p50 ${r50.toFixed(2)}×   p99 ${r99.toFixed(2)}×   (target ≤ 1.25×, and our p99 ≤ 50 ms)   failed requests: ${failures}`);
 console.log(`Switchboard posted ${await slackMessages()} replies for ${replies} mentions (every turn ran to its reply)`);
 
-await adapter.stop();
 await ours.close();
+await adapter.stop();
 await bare.stop();
 await sb.close();
 fake.kill();

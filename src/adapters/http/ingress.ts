@@ -65,7 +65,13 @@ export async function startIngress(opts: IngressOptions): Promise<RunningIngress
     upstream: { host: '127.0.0.1', port: Number(new URL(internal.url).port) },
     slack: { path: opts.slack.path, signingSecret: opts.slack.signingSecret },
   };
-  const worker = spawnWorker(config);
+  let worker: Worker;
+  try {
+    worker = spawnWorker(config);
+  } catch (err) {
+    await internal.close();
+    throw err;
+  }
   let closing = false;
   let closed: () => void = () => undefined;
   const whenClosed = new Promise<void>((resolve) => (closed = resolve));

@@ -20,6 +20,8 @@ export interface SlackAdapterOptions {
 }
 
 export const SLACK_EVENTS_PATH = '/slack/events';
+/** How long one Web API call may take before it fails (and is retried). */
+const SLACK_CALL_TIMEOUT_MS = 30_000;
 
 /**
  * The Slack adapter: a Bolt app over the Events API (HTTP: `/slack/events`, verified and acked
@@ -39,12 +41,12 @@ export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = 
   const log = sb.log.child({ adapter: 'slack', mode: socketMode ? 'socket' : 'http' });
   const logger = boltLogger(log);
   // A chat reply that is minutes late is worse than a clear error: retry briefly, honour Retry-After.
-  const slackFetch = createSlackFetch();
+  const slackFetch = createSlackFetch(SLACK_CALL_TIMEOUT_MS);
   const clientOptions = (): webApi.WebClientOptions => ({
     fetch: slackFetch,
     ...(config.SLACK_API_URL ? { slackApiUrl: withSlash(config.SLACK_API_URL) } : {}),
     retryConfig: { retries: 2, factor: 2, minTimeout: 300, maxTimeout: 3_000 },
-    timeout: 30_000,
+    // No `timeout` here: slackFetch enforces SLACK_CALL_TIMEOUT_MS per call, more cheaply.
   });
 
   const inflight = new Set<Promise<void>>();

@@ -115,7 +115,7 @@ export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = 
           throw startError(err);
         }
       }
-      log.info({ mode: socketMode ? 'socket' : 'http', path: socketMode ? undefined : SLACK_EVENTS_PATH }, socketMode ? 'Slack connected over Socket Mode' : `Slack events accepted at ${SLACK_EVENTS_PATH}`);
+      log.info({ path: socketMode ? undefined : SLACK_EVENTS_PATH }, socketMode ? 'Slack connected over Socket Mode' : `Slack events accepted at ${SLACK_EVENTS_PATH}`);
     },
     async stop() {
       if (socketMode) await app.stop().catch((err: unknown) => log.warn({ err }, 'slack socket did not close cleanly'));

@@ -34,8 +34,8 @@ function normalize(node: unknown): unknown {
   const out: Json = {};
   for (const [k, v] of Object.entries(node as Json)) out[k] = normalize(v);
   if (Array.isArray(out.type)) {
-    const { type, ...rest } = out;
-    return { ...('description' in rest ? { description: rest.description } : {}), anyOf: (type as string[]).map((t) => ({ ...rest, type: t })) };
+    const { type, description, ...rest } = out;
+    return { ...(description === undefined ? {} : { description }), anyOf: (type as string[]).map((t) => ({ ...rest, type: t })) };
   }
   return out;
 }

@@ -8,8 +8,8 @@ import { createStartQuoteTool } from './start-tool.js';
 /**
  * Quotes for a fabrication shop in three steps, each a mode that ends with an emit tool:
  * CALC (items and flat patterns) → PRICE (supplier prices from the catalogue) → TABLE
- * (the quote with checked totals). The product tools and `start_quote` are also offered in
- * conversation, to tenants that have a product catalogue.
+ * (the quote with checked totals). In conversation only `start_quote` is offered, to tenants
+ * that have a product catalogue; the product tools belong to PRICE.
  */
 export function createQuoteTools(config: Config): ToolSet {
   const hasCatalogue = createCatalogueCheck();

@@ -65,6 +65,18 @@ export const configSchema = z
     SLACK_SIGNING_SECRET: optionalString,
     SLACK_APP_TOKEN: optionalString,
     SLACK_API_URL: optionalUrl,
+    /** Slack over HTTP: CPU priority of everything but the ingress thread: `idle`, a nice value 1–19, 0 (unchanged). */
+    TURN_PRIORITY: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v, ctx): 'idle' | number => {
+        if (!v || v === 'idle') return 'idle';
+        const nice = Number(v);
+        if (/^\d+$/.test(v) && nice <= 19) return nice;
+        ctx.addIssue({ code: 'custom', message: 'must be idle, or a nice value from 0 (no change) to 19' });
+        return z.NEVER;
+      }),
     // Discord
     DISCORD_TOKEN: optionalString,
     DISCORD_APPLICATION_ID: optionalString,

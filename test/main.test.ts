@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { schedulingPolicy } from '../src/adapters/http/thread-priority.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import { postEvent } from './fakes/slack/signing.js';
 import { startFakeSlack } from './fakes/slack/web-api.js';
@@ -98,7 +100,21 @@ describe('npm start', () => {
       await slack.waitFor(() => slack.threadReplies('C0MAIN', ts).some((m) => m.text === 'Hello from behind the ingress.'), 'the answer in Slack', 20_000);
       results.reply = slack.threadReplies('C0MAIN', ts).map((m) => m.text);
       results.health = await (await fetch(`${base}/healthz`)).json();
+      // TURN_PRIORITY (default idle): the running process's threads, as the kernel sees them (Linux).
+      const line = log.split('\n').find((l) => l.includes('turn work runs at'));
+      if (line && existsSync('/proc/self/task')) {
+        const { pid, ingressTid, applied } = JSON.parse(line) as { pid: number; ingressTid: number; applied: string };
+        const policies = readdirSync(`/proc/${pid}/task`).map((tid) => ({ tid: Number(tid), policy: schedulingPolicy(pid, Number(tid)) }));
+        results.priorities = {
+          applied,
+          main: schedulingPolicy(pid, pid),
+          ingress: schedulingPolicy(pid, ingressTid),
+          // Only the ingress keeps the normal policy (0); SCHED_IDLE is 5.
+          normal: policies.filter((t) => t.policy === 0).map((t) => (t.tid === ingressTid ? 'ingress' : t.tid)),
+        };
+      } else results.priorities = line ?? 'no TURN_PRIORITY log line';
     };
+    let log = '';
     let listening!: () => void;
     const up = new Promise<void>((r) => (listening = r));
     const exited = run(
@@ -113,6 +129,7 @@ describe('npm start', () => {
         SLACK_API_URL: slack.url,
       },
       (o) => {
+        log = o;
         if (o.includes('Switchboard listening')) listening();
         return false;
       },
@@ -133,6 +150,7 @@ describe('npm start', () => {
       ack: 200,
       reply: ['Hello from behind the ingress.'],
       health: { ok: true, data: 'pglite', adapters: ['slack'] },
+      priorities: existsSync('/proc/self/task') ? { applied: 'idle', main: 5, ingress: 0, normal: ['ingress'] } : expect.anything(),
     });
     expect(out).not.toContain(secret);
     expect(out).not.toContain(slack.options.botToken);

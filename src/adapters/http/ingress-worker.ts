@@ -12,6 +12,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 // Bolt's request verification, parsing and responses: the module @slack/bolt exports as
 // `HTTPModuleFunctions`, loaded on its own (the package's index costs ~300 ms and ~20 MB here).
 import * as boltHttp from '@slack/bolt/dist/receivers/HTTPModuleFunctions.js';
+import { currentThreadId } from './thread-priority.js';
 
 export interface IngressConfig {
   port: number;
@@ -26,7 +27,8 @@ export type ToIngress = { type: 'slack-ready' } | { type: 'close'; graceMs: numb
 
 /** Ingress → main thread. */
 export type FromIngress =
-  | { type: 'listening'; port: number }
+  /** `tid`: this thread's kernel id, where the system tells it (Linux), for `turnPriority`. */
+  | { type: 'listening'; port: number; tid?: number }
   | { type: 'listen-failed'; message: string; code?: string }
   /** A verified request Slack has already been answered for. */
   | { type: 'slack'; body: Record<string, unknown>; retryNum?: number; retryReason?: string }
@@ -167,4 +169,4 @@ port.on('message', (message: ToIngress) => {
 });
 
 server.once('error', (err: NodeJS.ErrnoException) => post({ type: 'listen-failed', message: err.message, code: err.code }));
-server.listen(config.port, config.host, () => post({ type: 'listening', port: (server.address() as AddressInfo).port }));
+server.listen(config.port, config.host, () => post({ type: 'listening', port: (server.address() as AddressInfo).port, tid: currentThreadId() }));

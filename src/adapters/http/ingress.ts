@@ -5,6 +5,7 @@ import type { Hono } from 'hono';
 import type { Logger } from '../../logger.js';
 import type { FromIngress, IngressConfig, ToIngress } from './ingress-worker.js';
 import { startHttpServer, type NodeRoute } from './server.js';
+import { yieldOtherThreads, type TurnPriority } from './thread-priority.js';
 
 /** A request the ingress verified with Bolt and already acked: what Bolt's receivers hand to `App.processEvent`. */
 export interface SlackIngressEvent {
@@ -33,6 +34,14 @@ export interface IngressOptions {
   log: Logger;
   /** Other raw routes for the main thread's server. */
   routes?: NodeRoute[];
+  /**
+   * CPU priority of every other thread of the process once the ingress listens (the main
+   * thread's turns, GC helpers, the libuv pool): `idle` (SCHED_IDLE) or a nice value 1–19.
+   * When the CPUs are busy the kernel then runs the ingress first, so acks do not queue behind
+   * turn work. 0 or unset: no change. Linux only (elsewhere it is logged and skipped). One-way:
+   * the process cannot raise it back.
+   */
+  turnPriority?: TurnPriority;
   /** How long close() lets proxied requests (an SSE answer) finish. Default 10 s. */
   drainTimeoutMs?: number;
   /**
@@ -75,9 +84,9 @@ export async function startIngress(opts: IngressOptions): Promise<RunningIngress
   let closing = false;
   let closed: () => void = () => undefined;
   const whenClosed = new Promise<void>((resolve) => (closed = resolve));
-  let listening!: (port: number) => void;
+  let listening!: (at: { port: number; tid?: number }) => void;
   let failed!: (err: Error) => void;
-  const started = new Promise<number>((resolve, reject) => ((listening = resolve), (failed = reject)));
+  const started = new Promise<{ port: number; tid?: number }>((resolve, reject) => ((listening = resolve), (failed = reject)));
   let markSlackReady: () => void = () => undefined;
   const whenSlackReady = new Promise<void>((resolve) => (markSlackReady = resolve));
 
@@ -90,7 +99,7 @@ export async function startIngress(opts: IngressOptions): Promise<RunningIngress
         log[message.level]({ ...message.fields }, message.msg);
         return;
       case 'listening':
-        listening(message.port);
+        listening({ port: message.port, tid: message.tid });
         return;
       case 'listen-failed':
         failed(Object.assign(new Error(`HTTP server could not listen on ${opts.host}:${opts.port}: ${message.message}`), { code: message.code }));
@@ -115,7 +124,9 @@ export async function startIngress(opts: IngressOptions): Promise<RunningIngress
 
   let port: number;
   try {
-    port = await started;
+    const at = await started;
+    port = at.port;
+    if (opts.turnPriority) await yieldToIngress(at.tid, opts.turnPriority, log);
   } catch (err) {
     closing = true;
     await worker.terminate();
@@ -141,6 +152,21 @@ export async function startIngress(opts: IngressOptions): Promise<RunningIngress
       await internal.close();
     },
   };
+}
+
+/** Lowers every other thread's CPU priority below the ingress thread's, and says so once. */
+async function yieldToIngress(tid: number | undefined, priority: TurnPriority, log: Logger): Promise<void> {
+  const done = tid === undefined ? undefined : await yieldOtherThreads(tid, priority);
+  if (!done) {
+    log.info({ turnPriority: priority }, 'TURN_PRIORITY not applied: this system does not list threads (Linux /proc); acks and turns share one CPU priority');
+    return;
+  }
+  const { applied, ...counts } = done;
+  const shown = applied === 'idle' ? 'the idle scheduling policy' : `nice ${applied.nice}`;
+  const fields = { turnPriority: priority, applied: applied === 'idle' ? 'idle' : `nice ${applied.nice}`, pid: process.pid, ingressTid: tid, ...counts };
+  if (done.fallback) log.warn(fields, `TURN_PRIORITY=idle not available (${done.fallback}); turn work runs at ${shown} instead`);
+  else if (done.failed) log.warn(fields, `TURN_PRIORITY applied to only some threads (${shown})`);
+  else log.info(fields, `turn work runs at ${shown}; the ingress thread that acks Slack keeps its priority`);
 }
 
 /**

@@ -10,7 +10,7 @@
  *
  * Also serves the `response_url` hooks (`slack.responseUrl()`), the file upload URLs handed out
  * by `files.getUploadURLExternal`, and, with `socketMode`, the Socket Mode WebSocket.
- * `GET /__fake/stats` counts calls and messages (for a fake running in another process).
+ * `GET /__fake/stats` counts calls (in all and by method) and messages (for a fake running in another process).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -107,7 +107,11 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const raw = await readBody(req);
-    if (path === '/__fake/stats') return send(res, 200, { calls: calls.length, messages: messages.length });
+    if (path === '/__fake/stats') {
+      const methods: Record<string, number> = {};
+      for (const c of calls) methods[c.method] = (methods[c.method] ?? 0) + 1;
+      return send(res, 200, { calls: calls.length, messages: messages.length, methods });
+    }
     if (path.startsWith('/hooks/')) {
       responses.push({ path, body: JSON.parse(raw.toString('utf8') || '{}') as Record<string, unknown> });
       return send(res, 200, 'ok');

@@ -65,7 +65,8 @@ const fake = child<{ url: string; origin: string; botToken: string }>([
   BOT_USER,
 ]);
 const slack = await fake.ready;
-const slackMessages = async () => ((await (await fetch(`${slack.origin}/__fake/stats`)).json()) as { messages: number }).messages;
+const slackStats = async () => (await (await fetch(`${slack.origin}/__fake/stats`)).json()) as { messages: number; methods: Record<string, number> };
+const slackMessages = async () => (await slackStats()).messages;
 
 // ── the two apps, each in its own process ───────────────────────────────────────────────
 interface AppUnderTest {
@@ -204,7 +205,9 @@ for (const name of names) {
 const r50 = pct(samples.switchboard, 50) / pct(samples.bare, 50);
 const r99 = pct(samples.switchboard, 99) / pct(samples.bare, 99);
 console.log(`ratio        p50 ${r50.toFixed(2)}×   p99 ${r99.toFixed(2)}×   (target ≤ 1.25×, and our p99 ≤ 50 ms)   failed requests: ${failures}`);
-console.log(`Switchboard posted ${await slackMessages()} replies for ${replies} mentions (every turn ran to its reply)`);
+const { messages, methods } = await slackStats();
+const perTurn = Object.entries(methods).filter(([m]) => m !== 'auth.test').map(([m, n]) => `${m} ${(n / Math.max(1, replies)).toFixed(2)}`);
+console.log(`Switchboard posted ${messages} replies for ${replies} mentions (every turn ran to its reply); Slack calls per answer: ${perTurn.join(', ')}`);
 
 for (const app of Object.values(apps)) app.ask({ type: 'stop' });
 await Promise.all(Object.values(apps).map((app) => new Promise((resolve) => (app.proc.exitCode !== null ? resolve(null) : app.proc.once('exit', resolve)))));

@@ -162,8 +162,9 @@ async function yieldToIngress(tid: number | undefined, priority: TurnPriority, l
     return;
   }
   const { applied, ...counts } = done;
-  const shown = applied === 'idle' ? 'the idle scheduling policy' : `nice ${applied.nice}`;
-  const fields = { turnPriority: priority, applied: applied === 'idle' ? 'idle' : `nice ${applied.nice}`, pid: process.pid, ingressTid: tid, ...counts };
+  const label = applied === 'idle' ? 'idle' : `nice ${applied.nice}`;
+  const shown = applied === 'idle' ? 'the idle scheduling policy' : label;
+  const fields = { turnPriority: priority, applied: label, pid: process.pid, ingressTid: tid, ...counts };
   if (done.fallback) log.warn(fields, `TURN_PRIORITY=idle not available (${done.fallback}); turn work runs at ${shown} instead`);
   else if (done.failed) log.warn(fields, `TURN_PRIORITY applied to only some threads (${shown})`);
   else log.info(fields, `turn work runs at ${shown}; the ingress thread that acks Slack keeps its priority`);

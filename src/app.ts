@@ -8,6 +8,7 @@ import { createDataPort } from './data/index.js';
 import type { DataPort } from './data/port.js';
 import type { Logger } from './logger.js';
 import { createKv, type KvStore } from './state/kv.js';
+import { createInbox, type Inbox } from './turns/index.js';
 import { createToolSet } from './tools/index.js';
 import { createToolRegistry, type ToolRegistry } from './tools/registry.js';
 import type { AnyTool } from './tools/tool.js';
@@ -19,6 +20,8 @@ export interface Switchboard {
   llm: LlmClient;
   data: DataPort;
   kv: KvStore;
+  /** Events recorded by the adapters before they ack; runs their turns. Started by `serve()`. */
+  inbox: Inbox;
   registry: ToolRegistry;
   agent: Agent;
   close(): Promise<void>;
@@ -40,7 +43,8 @@ export async function createSwitchboard(config: Config, log: Logger, opts: Switc
   const data = opts.data ?? (await createDataPort(config, log, { embed: (texts: string[], signal?: AbortSignal) => llm.embed(texts, signal) }));
   const kv = await createKv(config, log);
   const store = createThreadStore(kv, { ttlMs: config.THREAD_TTL_DAYS * 86_400_000, log });
-  const lock = createThreadLock(kv, { log });
+  const lock = createThreadLock(kv, { log, leaseMs: config.INBOX_LEASE_MS });
+  const inbox = await createInbox(config, log);
   const toolSet = opts.tools ? { tools: opts.tools, extensions: [] } : createToolSet(config);
   const registry = createToolRegistry(toolSet.tools, schemaDialect(config));
   const agent = createAgent({
@@ -64,9 +68,11 @@ export async function createSwitchboard(config: Config, log: Logger, opts: Switc
     llm,
     data,
     kv,
+    inbox,
     registry,
     agent,
     async close() {
+      await inbox.stop(0);
       await Promise.allSettled([kv.close(), opts.data ? Promise.resolve() : data.close()]);
     },
   };

@@ -48,6 +48,17 @@ export const configSchema = z
     TURN_TIMEOUT_MS: int(120_000, 1_000),
     HISTORY_MAX_TOKENS: int(6_000, 200),
     THREAD_TTL_DAYS: int(30, 1),
+    // Inbox (durable with REDIS_URL)
+    /** Turns run at once by this process (different threads). */
+    INBOX_CONCURRENCY: int(16, 1, 1_000),
+    /** Messages one thread may have waiting; more get a "please wait" reply. */
+    INBOX_THREAD_QUEUE_MAX: int(10, 1, 1_000),
+    /** Redis: a dead replica's turns (and thread locks) are taken over after this long. */
+    INBOX_LEASE_MS: int(6_000, 1_000, 600_000),
+    /** The inbox's queue name on Redis (separate deployments sharing one Redis use different names). */
+    INBOX_QUEUE: z.string().trim().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _ only').default('turns'),
+    /** On SIGTERM: how long running turns may finish before they are handed back. */
+    SHUTDOWN_DRAIN_MS: int(10_000, 0, 600_000),
     // State
     REDIS_URL: optionalUrl,
     // Data
@@ -65,18 +76,6 @@ export const configSchema = z
     SLACK_SIGNING_SECRET: optionalString,
     SLACK_APP_TOKEN: optionalString,
     SLACK_API_URL: optionalUrl,
-    /** Slack over HTTP: CPU priority of everything but the ingress thread: `idle`, a nice value 1–19, 0 (unchanged). */
-    TURN_PRIORITY: z
-      .string()
-      .trim()
-      .optional()
-      .transform((v, ctx): 'idle' | number => {
-        if (!v || v === 'idle') return 'idle';
-        const nice = Number(v);
-        if (/^\d+$/.test(v) && nice <= 19) return nice;
-        ctx.addIssue({ code: 'custom', message: 'must be idle, or a nice value from 0 (no change) to 19' });
-        return z.NEVER;
-      }),
     // Discord
     DISCORD_TOKEN: optionalString,
     DISCORD_APPLICATION_ID: optionalString,

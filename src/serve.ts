@@ -1,6 +1,5 @@
 import { configuredAdapters, type PlatformAdapter } from './adapters/adapter.js';
 import { createHttpApp } from './adapters/http/app.js';
-import { startIngress } from './adapters/http/ingress.js';
 import { startHttpServer } from './adapters/http/server.js';
 import { createSwitchboard, type Switchboard, type SwitchboardOptions } from './app.js';
 import type { Config } from './config.js';
@@ -10,13 +9,17 @@ export interface Serving {
   url: string;
   sb: Switchboard;
   adapters: PlatformAdapter[];
-  /** Stops taking requests (those in flight finish), drains the adapters' turns, closes the core. */
+  /**
+   * A graceful stop: no new requests or events; running turns finish for up to
+   * SHUTDOWN_DRAIN_MS, then are handed back to the inbox (another replica replays them).
+   */
   stop(): Promise<void>;
 }
 
 /**
  * What `npm start` runs: the HTTP API plus every platform adapter whose credentials are
- * configured. `opts` replaces parts of the core (benchmarks run it with an in-process LLM).
+ * configured, all on one server. `opts` replaces parts of the core (benchmarks run it with an
+ * in-process LLM).
  */
 export async function serve(config: Config, log: Logger, opts: SwitchboardOptions = {}): Promise<Serving> {
   const sb = await createSwitchboard(config, log, opts);
@@ -25,25 +28,27 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     agent: sb.agent,
     log,
     apiToken: config.API_TOKEN,
-    health: () => ({ data: sb.data.kind, adapters: adapters.map((a) => a.name) }),
+    health: () => ({ data: sb.data.kind, inbox: sb.inbox.kind, adapters: adapters.map((a) => a.name) }),
   });
-  const routes = adapters.flatMap((a) => a.routes ?? []);
-  // Slack over HTTP: the public server runs in its own thread, so Slack's acks never wait behind turns.
-  const slack = adapters.find((a) => a.ingress)?.ingress;
-  const ingress = slack
-    ? await startIngress({ app, port: config.PORT, host: config.HOST, slack, log, routes, turnPriority: config.TURN_PRIORITY })
-    : undefined;
-  const http = ingress ?? (await startHttpServer(app, config.PORT, config.HOST, routes));
-  for (const adapter of adapters) await adapter.start();
-  await ingress?.slackReady;
-  log.info({ url: http.url, adapters: adapters.map((a) => a.name) }, `Switchboard listening on ${http.url}`);
+  const http = await startHttpServer(app, config.PORT, config.HOST, adapters.flatMap((a) => a.routes ?? []));
+  try {
+    for (const adapter of adapters) await adapter.start();
+    await sb.inbox.start();
+  } catch (err) {
+    await http.close();
+    await Promise.allSettled(adapters.map(async (a) => (await a.stop(), await a.close?.())));
+    await sb.close();
+    throw err;
+  }
+  log.info({ url: http.url, adapters: adapters.map((a) => a.name), inbox: sb.inbox.kind }, `Switchboard listening on ${http.url}`);
   return {
     url: http.url,
     sb,
     adapters,
     async stop() {
-      await http.close();
-      await Promise.allSettled(adapters.map((a) => a.stop()));
+      await Promise.allSettled([http.close(config.SHUTDOWN_DRAIN_MS), ...adapters.map((a) => a.stop())]);
+      await sb.inbox.stop(config.SHUTDOWN_DRAIN_MS);
+      await Promise.allSettled(adapters.map((a) => a.close?.()));
       await sb.close();
     },
   };

@@ -1,24 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../src/config.js';
 
-describe('TURN_PRIORITY', () => {
-  it('is idle by default and when left empty (as .env.example leaves a line), and takes a nice value 0–19', () => {
-    expect(parseConfig({}).TURN_PRIORITY).toBe('idle');
-    expect(parseConfig({ TURN_PRIORITY: '' }).TURN_PRIORITY).toBe('idle');
-    expect(parseConfig({ TURN_PRIORITY: ' idle ' }).TURN_PRIORITY).toBe('idle');
-    expect(parseConfig({ TURN_PRIORITY: '10' }).TURN_PRIORITY).toBe(10);
-    expect(parseConfig({ TURN_PRIORITY: '0' }).TURN_PRIORITY).toBe(0);
-    expect(parseConfig({ TURN_PRIORITY: '19' }).TURN_PRIORITY).toBe(19);
+describe('inbox settings', () => {
+  it('have production defaults: 16 turns at once, 10 waiting per thread, a 6 s lease, a 10 s drain, queue "turns"', () => {
+    const c = parseConfig({});
+    expect([c.INBOX_CONCURRENCY, c.INBOX_THREAD_QUEUE_MAX, c.INBOX_LEASE_MS, c.SHUTDOWN_DRAIN_MS, c.INBOX_QUEUE]).toEqual([16, 10, 6_000, 10_000, 'turns']);
   });
 
-  it.each(['20', '-5', '1.5', 'high', 'nice 10'])('refuses %j, naming the variable and what it takes', (value) => {
+  it('no longer knows TURN_PRIORITY (the ingress thread is gone): an old .env line is ignored, not an error', () => {
+    expect(() => parseConfig({ TURN_PRIORITY: 'idle' })).not.toThrow();
+  });
+
+  it.each([
+    ['INBOX_LEASE_MS', '500'],
+    ['INBOX_THREAD_QUEUE_MAX', '0'],
+    ['INBOX_QUEUE', 'a:b'],
+  ])('refuses %s=%j, naming the variable', (name, value) => {
     let error: unknown;
     try {
-      parseConfig({ TURN_PRIORITY: value });
+      parseConfig({ [name]: value });
     } catch (err) {
       error = err;
     }
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).problems).toEqual([`TURN_PRIORITY: must be idle, or a nice value from 0 (no change) to 19 (got "${value}")`]);
+    expect((error as ConfigError).problems[0]).toMatch(new RegExp(`^${name}: `));
   });
 });

@@ -1,8 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { schedulingPolicy } from '../src/adapters/http/thread-priority.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import { postEvent } from './fakes/slack/signing.js';
 import { startFakeSlack } from './fakes/slack/web-api.js';
@@ -80,11 +78,11 @@ describe('npm start', () => {
     expect(code).toBe(0); // graceful shutdown on SIGTERM
   }, 120_000);
 
-  it('runs Slack over HTTP behind the ingress thread: acks, answers, proxies the API, stops cleanly', async () => {
+  it('runs Slack over HTTP on the shared server: verifies, acks, answers once, serves the API, stops cleanly', async () => {
     const llm = await startFakeOpenAI();
     const slack = await startFakeSlack({ botUserId: 'U0MAINBOT' });
     const secret = 'main-test-signing-secret';
-    llm.script({ text: 'Hello from behind the ingress.' });
+    llm.script({ text: 'Hello over the Events API.' });
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const results: Record<string, unknown> = {};
@@ -97,24 +95,10 @@ describe('npm start', () => {
       const event = { type: 'app_mention', user: 'U0HUMAN1', ts, event_ts: ts, text: '<@U0MAINBOT> hi', channel: 'C0MAIN', team: 'T0FAKETEAM' };
       const body = { token: 'x', team_id: 'T0FAKETEAM', api_app_id: 'A0', type: 'event_callback', event_id: 'Ev0MAIN1', event_time: 1, event };
       results.ack = (await postEvent(`${base}/slack/events`, body, { secret })).status;
-      await slack.waitFor(() => slack.threadReplies('C0MAIN', ts).some((m) => m.text === 'Hello from behind the ingress.'), 'the answer in Slack', 20_000);
+      await slack.waitFor(() => slack.threadReplies('C0MAIN', ts).some((m) => m.text === 'Hello over the Events API.'), 'the answer in Slack', 20_000);
       results.reply = slack.threadReplies('C0MAIN', ts).map((m) => m.text);
       results.health = await (await fetch(`${base}/healthz`)).json();
-      // TURN_PRIORITY (default idle): the running process's threads, as the kernel sees them (Linux).
-      const line = log.split('\n').find((l) => l.includes('turn work runs at'));
-      if (line && existsSync('/proc/self/task')) {
-        const { pid, ingressTid, applied } = JSON.parse(line) as { pid: number; ingressTid: number; applied: string };
-        const policies = readdirSync(`/proc/${pid}/task`).map((tid) => ({ tid: Number(tid), policy: schedulingPolicy(pid, Number(tid)) }));
-        results.priorities = {
-          applied,
-          main: schedulingPolicy(pid, pid),
-          ingress: schedulingPolicy(pid, ingressTid),
-          // Only the ingress keeps the normal policy (0); SCHED_IDLE is 5.
-          normal: policies.filter((t) => t.policy === 0).map((t) => (t.tid === ingressTid ? 'ingress' : t.tid)),
-        };
-      } else results.priorities = line ?? 'no TURN_PRIORITY log line';
     };
-    let log = '';
     let listening!: () => void;
     const up = new Promise<void>((r) => (listening = r));
     const exited = run(
@@ -129,7 +113,6 @@ describe('npm start', () => {
         SLACK_API_URL: slack.url,
       },
       (o) => {
-        log = o;
         if (o.includes('Switchboard listening')) listening();
         return false;
       },
@@ -148,9 +131,8 @@ describe('npm start', () => {
       challenge: { challenge: 'c-42' },
       forged: 401,
       ack: 200,
-      reply: ['Hello from behind the ingress.'],
-      health: { ok: true, data: 'pglite', adapters: ['slack'] },
-      priorities: existsSync('/proc/self/task') ? { applied: 'idle', main: 5, ingress: 0, normal: ['ingress'] } : expect.anything(),
+      reply: ['Hello over the Events API.'],
+      health: { ok: true, data: 'pglite', inbox: 'memory', adapters: ['slack'] },
     });
     expect(out).not.toContain(secret);
     expect(out).not.toContain(slack.options.botToken);

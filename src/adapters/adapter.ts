@@ -1,16 +1,20 @@
 import type { Switchboard } from '../app.js';
-import type { SlackIngressTarget } from './http/ingress.js';
 import type { NodeRoute } from './http/server.js';
 
-/** A chat platform connection (Slack, Discord): started by main when its credentials are set. */
+/**
+ * A chat platform connection (Slack, Discord): started by `serve()` when its credentials are
+ * set. It records each event in the inbox before it acks, and registers the delivery function
+ * that answers the inbox's entries for its platform.
+ */
 export interface PlatformAdapter {
   name: string;
-  /** Raw HTTP routes it needs on the main thread's server. */
+  /** Raw HTTP routes it serves on the shared server (Slack's Events API). */
   routes?: NodeRoute[];
-  /** Slack's Events API (HTTP mode): verified and acked by the HTTP ingress thread, then handed over. */
-  ingress?: SlackIngressTarget;
   start(): Promise<void>;
+  /** Stops receiving events (turns already recorded keep running until the inbox drains). */
   stop(): Promise<void>;
+  /** Releases its connections, after the inbox has drained. */
+  close?(): Promise<void>;
 }
 
 /**

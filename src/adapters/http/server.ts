@@ -12,7 +12,8 @@ export interface NodeRoute {
 export interface RunningServer {
   server: Server;
   url: string;
-  close(): Promise<void>;
+  /** Stops accepting; requests in flight get up to `graceMs` to finish, then are cut. */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** One HTTP server for the API and the platform webhooks, on one port. */
@@ -31,10 +32,15 @@ export async function startHttpServer(app: Hono, port: number, host: string, rou
   return {
     server,
     url: `http://${shownHost}:${bound}`,
-    close: () =>
+    close: (graceMs = 0) =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
+        const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
+        server.closeIdleConnections();
+        if (graceMs <= 0) server.closeAllConnections();
       }),
   };
 }

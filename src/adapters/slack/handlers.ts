@@ -1,9 +1,11 @@
-import { Assistant, type App, type Context, type RespondFn, type webApi } from '@slack/bolt';
+import { Assistant, type App, type Context, type webApi } from '@slack/bolt';
 import type { Agent } from '../../agent/agent.js';
 import type { IncomingMessage } from '../../agent/types.js';
 import type { Logger } from '../../logger.js';
+import { THREAD_QUEUE_FULL_TEXT, untilAborted, type AddResult, type Delivery, type Inbox } from '../../turns/index.js';
 import { greetingMessage, SUGGESTED_PROMPTS, SUGGESTED_PROMPTS_TITLE, threadTitle } from './assistant-copy.js';
 import { normalizeAction, normalizeCommand, normalizeMessageEvent, type CommandRequest, type SlackContext } from './normalize.js';
+import { noticeMessage } from './render.js';
 import { explainSlackError, slackErrorCode } from './slack-errors.js';
 import type { SlackState } from './slack-state.js';
 import { escapeMrkdwn, truncate } from './text.js';
@@ -12,32 +14,38 @@ import { TurnWriter, type ThreadTarget, type WriterOptions } from './turn-writer
 export interface HandlerDeps {
   agent: Agent;
   state: SlackState;
+  inbox: Inbox;
+  /** The bot's Web API client (single-token mode). */
+  client: webApi.WebClient;
   log: Logger;
+  maxPerThread: number;
   writer?: Omit<WriterOptions, 'log'>;
-  /** Runs a turn after the ack, detached from Bolt's listener (the adapter drains these on stop). */
-  runAfterAck: (work: () => Promise<void>) => void;
 }
+
+/** What the Slack adapter records in the inbox for one event: enough to answer it on any replica. */
+export type SlackWork =
+  | { kind: 'message'; message: IncomingMessage; userTeamId?: string; assistant: boolean }
+  | { kind: 'command'; request: CommandRequest; responseUrl?: string }
+  | { kind: 'action'; message: IncomingMessage; userTeamId?: string; responseUrl?: string };
+
+const UNAVAILABLE = 'I could not take that request right now. Please try again in a minute.';
+/** The marker of a slash command's visible root message, recorded so a replay does not post it again. */
+const ROOT = 'root:';
 
 /**
  * Every Slack entry point: mentions, channel-thread follow-ups, DMs, AI-app threads, slash
- * commands and button clicks. Each acks at once (Bolt acks events itself); everything else
- * (normalize, claim the event in the dedup store, follow the thread, the turn) runs after.
+ * commands and button clicks. Each is normalized, filtered and recorded in the inbox before it
+ * is acked: over HTTP Bolt answers Slack only once the listener returns (processBeforeResponse),
+ * so a failed write is a 500 that Slack retries. The inbox then runs `deliver`, once the
+ * returned function has registered it (when the adapter has started).
  */
-export function registerHandlers(app: App, deps: HandlerDeps): void {
-  const { state, log } = deps;
+export function registerHandlers(app: App, deps: HandlerDeps): () => void {
+  const { state, log, inbox } = deps;
 
-  const runTurn = async (message: IncomingMessage, target: ThreadTarget): Promise<void> => {
-    const started = performance.now();
-    const writer = new TurnWriter(target, { log, ...deps.writer });
-    const result = await writer.deliver(deps.agent.handle(message));
-    log.info(
-      { platform: 'slack', channel: message.channelId, thread: message.threadId, messageId: message.messageId, ...result, ms: Math.round(performance.now() - started) },
-      'slack turn delivered',
-    );
-  };
+  const enqueue = (id: string, thread: string, work: SlackWork): Promise<AddResult> =>
+    inbox.add({ id: `slack:${id}`, platform: 'slack', thread: `slack:${thread}`, payload: work, receivedAt: Date.now() });
 
-  /** After the ack: filter a message event, claim it, follow its thread, answer in the thread. */
-  const answerMessage = async (raw: unknown, body: EventBody, context: Context, client: webApi.WebClient, assistant: boolean) => {
+  const onMessage = async (raw: unknown, body: EventBody, context: Context, assistant: boolean): Promise<void> => {
     const decision = normalizeMessageEvent(raw, slackContext(context, body), typeof body.event_id === 'string' ? body.event_id : undefined);
     if (decision.kind === 'ignore') {
       log.debug({ reason: decision.reason }, 'slack message ignored');
@@ -50,21 +58,28 @@ export function registerHandlers(app: App, deps: HandlerDeps): void {
       const threadTs = (raw as { thread_ts?: string }).thread_ts;
       if (!threadTs || !(await state.follows(message.workspaceId, message.channelId, threadTs))) return;
     }
-    if (!(await state.firstTime(decision.dedupKeys))) {
-      log.info({ keys: decision.dedupKeys, retryNum: context.retryNum }, 'slack duplicate event dropped');
+    // The message's own key (channel + ts): a retry and the app_mention/message twin share it.
+    const id = decision.dedupKeys.at(-1)!;
+    const added = await enqueue(id, `${message.workspaceId}:${message.channelId}:${message.threadId}`, { kind: 'message', message, userTeamId: decision.userTeamId, assistant });
+    if (added === 'duplicate') {
+      log.info({ key: id, retryNum: context.retryNum }, 'slack duplicate event dropped');
+      return;
+    }
+    if (added === 'full') {
+      // Not awaited: over HTTP the ack waits for this listener.
+      void tellThread(message.channelId, message.threadId, THREAD_QUEUE_FULL_TEXT(deps.maxPerThread));
       return;
     }
     if (inChannel) await state.follow(message.workspaceId, message.channelId, message.threadId);
-    // An AI-app thread is named after its first question.
-    if (assistant && message.text && (await state.firstInThread(message.channelId, message.threadId))) {
-      await client.assistant.threads
-        .setTitle({ channel_id: message.channelId, thread_ts: message.threadId, title: threadTitle(message.text) })
-        .catch((err: unknown) => log.debug({ code: slackErrorCode(err) }, 'assistant.threads.setTitle refused'));
-    }
-    await runTurn(message, { client, channel: message.channelId, threadTs: message.threadId, userId: message.userId, userTeamId: decision.userTeamId, status: true });
   };
-  const onMessage = (raw: unknown, body: EventBody, context: Context, client: webApi.WebClient, assistant: boolean) =>
-    deps.runAfterAck(() => answerMessage(raw, body, context, client, assistant));
+
+  const tellThread = async (channel: string, threadTs: string, text: string) => {
+    try {
+      await deps.client.chat.postMessage({ channel, thread_ts: threadTs, ...noticeMessage(text) });
+    } catch (err) {
+      log.warn({ code: slackErrorCode(err), channel }, 'could not post a notice in the thread');
+    }
+  };
 
   app.assistant(
     new Assistant({
@@ -79,21 +94,79 @@ export function registerHandlers(app: App, deps: HandlerDeps): void {
           log.warn({ code, channel: channel_id }, `slack assistant greeting failed: ${code}`);
         }
       },
-      userMessage: async ({ message, body, context, client }) => onMessage(message, body, context, client, true),
+      userMessage: async ({ message, body, context }) => onMessage(message, body, context, true),
     }),
   );
 
-  app.event('app_mention', async ({ event, body, context, client }) => onMessage(event, body, context, client, false));
-  app.event('message', async ({ event, body, context, client }) => onMessage(event, body, context, client, false));
+  app.event('app_mention', async ({ event, body, context }) => onMessage(event, body, context, false));
+  app.event('message', async ({ event, body, context }) => onMessage(event, body, context, false));
 
-  /** After the ack: claim the command, open a thread for it (its visible root), answer there. */
-  const answerCommand = async (req: CommandRequest | undefined, say: (text: string) => Promise<void>, client: webApi.WebClient) => {
-    if (!req || !(await state.firstTime([req.dedupKey]))) return;
-    if (!req.text && req.command.name === 'ask') {
-      await say('Ask me something after the command, e.g. `/ask which campaigns ran last week?`');
+  app.command(/^\/\S+$/, async ({ command, ack, context }) => {
+    const req = normalizeCommand(command, slackContext(context));
+    if (!req) return ack();
+    if (!req.text && req.command.name === 'ask') return ack({ response_type: 'ephemeral', text: 'Ask me something after the command, e.g. `/ask which campaigns ran last week?`' });
+    try {
+      // A command opens its own thread: nothing to order it behind.
+      await enqueue(req.dedupKey, `command:${req.dedupKey}`, { kind: 'command', request: req, responseUrl: command.response_url });
+    } catch (err) {
+      log.error({ err, command: req.command.name }, 'slack command not recorded');
+      return ack({ response_type: 'ephemeral', text: UNAVAILABLE });
+    }
+    await ack();
+  });
+
+  app.action({ type: 'block_actions' }, async ({ ack, body, context }) => {
+    const n = normalizeAction(body, slackContext(context));
+    if (!n) return ack();
+    const { message } = n;
+    const responseUrl = (body as { response_url?: string }).response_url;
+    let added: AddResult;
+    try {
+      added = await enqueue(n.dedupKey, `${message.workspaceId}:${message.channelId}:${message.threadId}`, { kind: 'action', message, userTeamId: n.userTeamId, responseUrl });
+    } catch (err) {
+      log.error({ err }, 'slack button click not recorded');
+      await ack();
+      if (responseUrl) void respondVia(responseUrl, log)(UNAVAILABLE);
       return;
     }
-    let rootTs: string | undefined;
+    await ack();
+    if (added === 'full' && responseUrl) void respondVia(responseUrl, log)(THREAD_QUEUE_FULL_TEXT(deps.maxPerThread));
+    else if (added === 'added' && !message.isDirect) await state.follow(message.workspaceId, message.channelId, message.threadId);
+  });
+
+  app.error(async (error) => {
+    const original = (error as { original?: unknown }).original ?? error;
+    log.error({ code: slackErrorCode(original), err: original }, 'slack listener failed');
+    // Not recorded: fail the request, so Slack retries it (over HTTP a 500; nothing was acked).
+    if (original instanceof Error && original.name === 'InboxUnavailableError') throw original;
+  });
+
+  return () => inbox.deliver<SlackWork>('slack', (d) => deliver(d, deps));
+}
+
+/** Answers one inbox entry: the turn's events rendered into its Slack thread. */
+async function deliver(d: Delivery<SlackWork>, deps: HandlerDeps): Promise<void> {
+  const work = d.entry.payload;
+  const { log, client } = deps;
+  if (work.kind === 'command') return deliverCommand(d, work, deps);
+  const { message } = work;
+  // An AI-app thread is named after its first question.
+  if (work.kind === 'message' && work.assistant && d.attempt === 1 && message.text && (await deps.state.firstInThread(message.channelId, message.threadId))) {
+    await client.assistant.threads
+      .setTitle({ channel_id: message.channelId, thread_ts: message.threadId, title: threadTitle(message.text) })
+      .catch((err: unknown) => log.debug({ code: slackErrorCode(err) }, 'assistant.threads.setTitle refused'));
+  }
+  const respond = work.kind === 'action' && work.responseUrl ? respondVia(work.responseUrl, log) : undefined;
+  await runTurn(d, message, { client, channel: message.channelId, threadTs: message.threadId, userId: message.userId, userTeamId: work.userTeamId, status: true, ...(respond ? { respond } : {}) }, deps);
+}
+
+/** A slash command: its visible root message opens the thread (once, even on a replay), then the turn. */
+async function deliverCommand(d: Delivery<SlackWork>, work: Extract<SlackWork, { kind: 'command' }>, deps: HandlerDeps): Promise<void> {
+  const { request: req } = work;
+  const { log, client } = deps;
+  const say = work.responseUrl ? respondVia(work.responseUrl, log) : async () => undefined;
+  let rootTs = d.recorded.find((r) => r.startsWith(ROOT))?.slice(ROOT.length);
+  if (!rootTs) {
     try {
       const root = await client.chat.postMessage({
         channel: req.channelId,
@@ -108,48 +181,57 @@ export function registerHandlers(app: App, deps: HandlerDeps): void {
       return;
     }
     if (!rootTs) return;
-    if (!req.isDirect) await state.follow(req.workspaceId, req.channelId, rootTs);
-    const message: IncomingMessage = {
-      platform: 'slack',
-      workspaceId: req.workspaceId,
-      channelId: req.channelId,
-      threadId: rootTs,
-      messageId: rootTs,
-      userId: req.userId,
-      isDirect: req.isDirect,
-      text: req.text,
-      command: req.command,
-    };
-    await runTurn(message, { client, channel: req.channelId, threadTs: rootTs, userId: req.userId, userTeamId: req.workspaceId, status: true, respond: say });
+    await d.record(`${ROOT}${rootTs}`);
+  }
+  if (!req.isDirect) await deps.state.follow(req.workspaceId, req.channelId, rootTs);
+  const message: IncomingMessage = {
+    platform: 'slack',
+    workspaceId: req.workspaceId,
+    channelId: req.channelId,
+    threadId: rootTs,
+    messageId: rootTs,
+    userId: req.userId,
+    isDirect: req.isDirect,
+    text: req.text,
+    command: req.command,
   };
+  await runTurn(d, message, { client, channel: req.channelId, threadTs: rootTs, userId: req.userId, userTeamId: req.workspaceId, status: true, respond: say }, deps);
+}
 
-  app.command(/^\/\S+$/, async ({ command, ack, respond, context, client }) => {
-    await ack();
-    deps.runAfterAck(() => answerCommand(normalizeCommand(command, slackContext(context)), ephemeral(respond, log), client));
-  });
+/** Recorded once the whole answer is in Slack: a replay that finds it has nothing left to do. */
+const DELIVERED = 'delivered';
 
-  app.action({ type: 'block_actions' }, async ({ ack, body, context, client, respond }) => {
-    await ack();
-    deps.runAfterAck(async () => {
-      const n = normalizeAction(body, slackContext(context));
-      if (!n || !(await state.firstTime([n.dedupKey]))) return;
-      const { message } = n;
-      if (!message.isDirect) await state.follow(message.workspaceId, message.channelId, message.threadId);
-      await runTurn(message, {
-        client,
-        channel: message.channelId,
-        threadTs: message.threadId,
-        userId: message.userId,
-        userTeamId: n.userTeamId,
-        status: true,
-        ...(respond ? { respond: ephemeral(respond, log) } : {}),
-      });
-    });
+async function runTurn(d: Delivery<SlackWork>, message: IncomingMessage, target: ThreadTarget, deps: HandlerDeps): Promise<void> {
+  if (d.recorded.includes(DELIVERED)) {
+    deps.log.info({ platform: 'slack', messageId: message.messageId, attempt: d.attempt }, 'slack turn was already delivered before its runner stopped');
+    return;
+  }
+  const started = performance.now();
+  const writer = new TurnWriter(target, {
+    log: deps.log,
+    ...deps.writer,
+    recorded: d.recorded.filter((r) => !r.startsWith(ROOT) && r !== DELIVERED),
+    record: d.record,
   });
-
-  app.error(async (error) => {
-    log.error({ code: slackErrorCode(error.original ?? error), err: error }, 'slack listener failed');
-  });
+  const result = await writer.deliver(untilAborted(deps.agent.handle(message, d.signal), d.signal));
+  if (d.signal.aborted) {
+    deps.log.info({ platform: 'slack', messageId: message.messageId }, 'slack turn handed back at shutdown');
+    return;
+  }
+  await d.record(DELIVERED).catch((err: unknown) => deps.log.warn({ err }, 'could not record a delivered Slack turn'));
+  deps.log.info(
+    {
+      platform: 'slack',
+      channel: message.channelId,
+      thread: message.threadId,
+      messageId: message.messageId,
+      attempt: d.attempt,
+      ...result,
+      ms: Math.round(performance.now() - started),
+      waitedMs: Math.max(0, Date.now() - d.entry.receivedAt - Math.round(performance.now() - started)),
+    },
+    'slack turn delivered',
+  );
 }
 
 /** The parts of an Events API envelope we read. */
@@ -170,11 +252,20 @@ function slackContext(context: Context, body: EventBody = {}): SlackContext {
   };
 }
 
-/** A private note to the person who ran the command or clicked the button. */
-function ephemeral(respond: RespondFn, log: Logger): (text: string) => Promise<void> {
+/**
+ * A private note to the person who ran the command or clicked the button, through the
+ * interaction's `response_url` (valid for 30 minutes, so it works on a replay too).
+ */
+function respondVia(responseUrl: string, log: Logger): (text: string) => Promise<void> {
   return async (text) => {
     try {
-      await respond({ response_type: 'ephemeral', replace_original: false, text });
+      const res = await fetch(responseUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, text }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      if (!res.ok) log.warn({ status: res.status }, 'slack response_url refused the note');
     } catch (err) {
       log.warn({ err }, 'slack response_url failed');
     }

@@ -1,8 +1,7 @@
-import { App, SocketModeReceiver, type Receiver, type webApi } from '@slack/bolt';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { App, HTTPReceiver, SocketModeReceiver, webApi } from '@slack/bolt';
 import type { Switchboard } from '../../app.js';
-import type { Logger } from '../../logger.js';
 import type { PlatformAdapter } from '../adapter.js';
-import type { SlackIngressEvent, SlackIngressTarget } from '../http/ingress.js';
 import { boltLogger } from './bolt-logger.js';
 import { registerHandlers } from './handlers.js';
 import { createSlackFetch } from './http-transport.js';
@@ -15,8 +14,6 @@ export interface SlackAdapterOptions {
   socketClientPingTimeoutMs?: number;
   /** Streaming cadence and the fallback's update interval. */
   writer?: Omit<WriterOptions, 'log'>;
-  /** How long stop() waits for turns in flight. */
-  drainTimeoutMs?: number;
 }
 
 export const SLACK_EVENTS_PATH = '/slack/events';
@@ -24,9 +21,10 @@ export const SLACK_EVENTS_PATH = '/slack/events';
 const SLACK_CALL_TIMEOUT_MS = 30_000;
 
 /**
- * The Slack adapter: a Bolt app over the Events API (HTTP: `/slack/events`, verified and acked
- * by the HTTP ingress thread, see `http/ingress.ts`) or Socket Mode. Undefined when
- * SLACK_BOT_TOKEN is not set.
+ * The Slack adapter: a Bolt app over the Events API (HTTP: `/slack/events` through Bolt's own
+ * HTTPReceiver, mounted on the shared server) or Socket Mode. Each event is recorded in the
+ * inbox before Slack gets its ack; the inbox runs the turn. Undefined when SLACK_BOT_TOKEN is
+ * not set.
  */
 export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = {}): PlatformAdapter | undefined {
   const { config } = sb;
@@ -49,20 +47,20 @@ export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = 
     // No `timeout` here: slackFetch enforces SLACK_CALL_TIMEOUT_MS per call, more cheaply.
   });
 
-  const inflight = new Set<Promise<void>>();
-  const track = (p: Promise<void>) => {
-    inflight.add(p);
-    void p.finally(() => inflight.delete(p));
-  };
-  const ingressReceiver = socketMode ? undefined : new IngressReceiver(log, track);
-  const receiver =
-    ingressReceiver ??
-    new SocketModeReceiver({
-      appToken: config.SLACK_APP_TOKEN ?? '',
-      logger,
-      installerOptions: { clientOptions: clientOptions() },
-      ...(opts.socketClientPingTimeoutMs ? { clientPingTimeout: opts.socketClientPingTimeoutMs } : {}),
-    });
+  const receiver = socketMode
+    ? new SocketModeReceiver({
+        appToken: config.SLACK_APP_TOKEN ?? '',
+        logger,
+        installerOptions: { clientOptions: clientOptions() },
+        ...(opts.socketClientPingTimeoutMs ? { clientPingTimeout: opts.socketClientPingTimeoutMs } : {}),
+      })
+    : new HTTPReceiver({
+        signingSecret: config.SLACK_SIGNING_SECRET ?? '',
+        endpoints: SLACK_EVENTS_PATH,
+        logger,
+        // Slack's 200 leaves only once the listener has recorded the event in the inbox.
+        processBeforeResponse: true,
+      });
   const app = new App({
     token: config.SLACK_BOT_TOKEN,
     receiver,
@@ -72,42 +70,52 @@ export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = 
     deferInitialization: true,
   });
 
-  const state = createSlackState(sb.kv, log, config.THREAD_TTL_DAYS * 86_400_000);
-  registerHandlers(app, {
+  const registerDelivery = registerHandlers(app, {
     agent: sb.agent,
-    state,
+    state: createSlackState(sb.kv, log, config.THREAD_TTL_DAYS * 86_400_000),
+    inbox: sb.inbox,
+    // The App's own client carries no token (Bolt passes it per event); deliveries run outside events.
+    client: new webApi.WebClient(config.SLACK_BOT_TOKEN, clientOptions()),
     log,
+    maxPerThread: config.INBOX_THREAD_QUEUE_MAX,
     writer: opts.writer,
-    runAfterAck: (work) => {
-      // setImmediate: in Socket Mode, where acks leave from this thread, envelopes already waiting
-      // on the socket get acked before this turn's first steps run (over HTTP the ingress thread acks).
-      track(
-        new Promise<void>((resolve) => setImmediate(resolve)).then(work).catch((err: unknown) => {
-          log.error({ err }, 'slack turn failed');
-        }),
-      );
-    },
   });
 
-  // auth.test once (the bot's own ids); a failed attempt is not cached, so the next start retries.
+  // auth.test once (the bot's own ids); until it passed, HTTP events get 503 and Slack retries.
+  let ready = false;
   let initialized: Promise<void> | undefined;
-  let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
   const init = () =>
-    (initialized ??= app.init().then(markReady, (err: unknown) => {
-      initialized = undefined;
-      throw startError(err);
-    }));
-
-  const ingress: SlackIngressTarget | undefined = ingressReceiver
-    ? { path: SLACK_EVENTS_PATH, signingSecret: config.SLACK_SIGNING_SECRET ?? '', ready, receive: (event) => ingressReceiver.dispatch(event) }
-    : undefined;
+    (initialized ??= app.init().then(
+      () => void (ready = true),
+      (err: unknown) => {
+        initialized = undefined;
+        throw startError(err);
+      },
+    ));
+  const http = receiver instanceof HTTPReceiver ? receiver : undefined;
+  let accepting = true;
 
   return {
     name: 'slack',
-    ...(ingress ? { ingress } : {}),
+    ...(http
+      ? {
+          routes: [
+            {
+              prefix: SLACK_EVENTS_PATH,
+              handle: (req: IncomingMessage, res: ServerResponse) => {
+                if (!ready || !accepting) {
+                  res.writeHead(503, { 'content-type': 'text/plain' }).end(accepting ? 'starting' : 'shutting down');
+                  return;
+                }
+                http.requestListener(req, res);
+              },
+            },
+          ],
+        }
+      : {}),
     async start() {
       await init();
+      registerDelivery();
       if (socketMode) {
         try {
           await app.start();
@@ -118,10 +126,8 @@ export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = 
       log.info({ path: socketMode ? undefined : SLACK_EVENTS_PATH }, socketMode ? 'Slack connected over Socket Mode' : `Slack events accepted at ${SLACK_EVENTS_PATH}`);
     },
     async stop() {
+      accepting = false;
       if (socketMode) await app.stop().catch((err: unknown) => log.warn({ err }, 'slack socket did not close cleanly'));
-      const drained = Promise.allSettled([...inflight]);
-      const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), opts.drainTimeoutMs ?? 10_000).unref());
-      if ((await Promise.race([drained, timeout])) === 'timeout') log.warn({ inflight: inflight.size }, 'slack turns still running at shutdown');
     },
   };
 }
@@ -137,38 +143,4 @@ function startError(err: unknown): Error {
 
 function withSlash(url: string): string {
   return url.endsWith('/') ? url : `${url}/`;
-}
-
-/**
- * Bolt's receiver in HTTP mode: requests arrive from the ingress thread verified and already
- * acked (an empty 200, as Bolt sends for `ack()`), and go through `App.processEvent` like any
- * receiver's, so every listener runs unchanged; their `ack()` has nothing left to do.
- */
-class IngressReceiver implements Receiver {
-  private app: App | undefined;
-  constructor(
-    private readonly log: Logger,
-    private readonly track: (work: Promise<void>) => void,
-  ) {}
-  init(app: App): void {
-    this.app = app;
-  }
-  start(): Promise<void> {
-    return Promise.resolve();
-  }
-  stop(): Promise<void> {
-    return Promise.resolve();
-  }
-  dispatch({ body, retryNum, retryReason }: SlackIngressEvent): void {
-    const app = this.app;
-    if (!app) throw new Error('the Slack receiver has no app');
-    const ack = async (response?: unknown) => {
-      if (response !== undefined) this.log.warn({ type: body.type }, 'slack ack body dropped: the ingress already answered with an empty 200');
-    };
-    this.track(
-      app.processEvent({ body, ack, retryNum, retryReason, customProperties: {} }).catch((err: unknown) => {
-        this.log.error({ err }, 'slack event failed');
-      }),
-    );
-  }
 }

@@ -40,6 +40,8 @@ export class ThreadPoster {
   constructor(
     readonly target: ThreadTarget,
     private readonly log: Logger,
+    /** Called with each message's ts as soon as Slack created it (the inbox records it for replays). */
+    private readonly onPosted: (ts: string) => Promise<void> = async () => undefined,
   ) {}
 
   get client(): webApi.WebClient {
@@ -68,6 +70,7 @@ export class ThreadPoster {
   async post(message: SlackMessage): Promise<{ ts?: string } | undefined> {
     const res = await this.call('chat.postMessage', () => this.client.chat.postMessage({ channel: this.target.channel, thread_ts: this.target.threadTs, ...message }));
     if (res) this.posted += 1;
+    if (res?.ts) await this.onPosted(res.ts);
     return res;
   }
 
@@ -75,6 +78,11 @@ export class ThreadPoster {
     for (const message of messages) {
       if (message.blocks.length && !(await this.post(message))) return;
     }
+  }
+
+  /** Removes a message of ours (a replay's leftover); false when it failed. */
+  async remove(ts: string): Promise<boolean> {
+    return Boolean(await this.call('chat.delete', () => this.client.chat.delete({ channel: this.target.channel, ts })));
   }
 
   async update(ts: string, message: SlackMessage): Promise<boolean> {

@@ -18,7 +18,19 @@ export interface WriterOptions {
   streamFlushMs?: number;
   /** Fallback (no streaming): the live message is updated at most this often. */
   updateIntervalMs?: number;
+  /**
+   * What an earlier run of this turn recorded (`post:<ts>`, `stream:<ts>`, `files`): when it
+   * names messages, this run edits them with the final answer instead of posting again.
+   */
+  recorded?: string[];
+  /** Records each message's ts (and the files' upload) as soon as Slack has it. */
+  record?: (id: string) => Promise<void>;
 }
+
+/** Recorded markers: `post:<ts>` and `stream:<ts>` name our messages in the thread. */
+const POST = 'post:';
+const STREAM = 'stream:';
+export const FILES_MARK = 'files';
 
 export interface DeliveryResult {
   mode: 'post' | 'stream' | 'fallback';
@@ -61,6 +73,10 @@ export class TurnWriter {
   private readonly flushMs: number;
   private readonly updateMs: number;
   private readonly log: Logger;
+  private readonly recorded: string[];
+  private readonly record: (id: string) => Promise<void>;
+  /** Messages an earlier run of this turn left in the thread; non-empty: this run is a replay. */
+  private readonly earlier: { ts: string; stream: boolean }[];
 
   constructor(
     private readonly target: ThreadTarget,
@@ -71,7 +87,17 @@ export class TurnWriter {
     this.flushMs = opts.streamFlushMs ?? 1_000;
     this.updateMs = opts.updateIntervalMs ?? 1_000;
     this.log = opts.log.child({ channel: target.channel, thread: target.threadTs });
-    this.slack = new ThreadPoster(target, this.log);
+    this.recorded = opts.recorded ?? [];
+    this.record = opts.record ?? (async () => undefined);
+    this.earlier = this.recorded.flatMap((r): { ts: string; stream: boolean }[] =>
+      r.startsWith(POST) ? [{ ts: r.slice(POST.length), stream: false }] : r.startsWith(STREAM) ? [{ ts: r.slice(STREAM.length), stream: true }] : [],
+    );
+    this.slack = new ThreadPoster(target, this.log, (ts) => this.remember(`${POST}${ts}`));
+  }
+
+  /** A failed record only weakens a later replay (it may post again); the answer goes on. */
+  private async remember(id: string): Promise<void> {
+    await this.record(id).catch((err: unknown) => this.log.warn({ err, id }, 'could not record a posted Slack message in the inbox'));
   }
 
   /** Consumes the whole turn; never throws (failures are logged and, where useful, told to the user). */
@@ -89,6 +115,7 @@ export class TurnWriter {
   }
 
   private async handle(event: TurnEvent): Promise<void> {
+    if (this.earlier.length) return this.handleReplay(event);
     switch (event.type) {
       case 'status':
         if (this.mode === 'idle') await this.enqueue(() => this.setStatus(event.text));
@@ -173,6 +200,7 @@ export class TurnWriter {
       if (starting) {
         this.mode = 'stream';
         this.slack.posted += 1;
+        if (this.streamer?.ts) await this.remember(`${STREAM}${this.streamer.ts}`);
       }
       this.shown += text;
       this.pending = this.pending.slice(text.length);
@@ -280,7 +308,37 @@ export class TurnWriter {
       if (first) await this.replaceLive(first);
       await this.slack.postAll(more);
     }
-    await this.slack.uploadFiles(reply.blocks.flatMap((b) => (b.type === 'file' ? [b.file] : [])));
+    await this.uploadFiles(reply);
+  }
+
+  private async uploadFiles(reply: Reply): Promise<void> {
+    const files = reply.blocks.flatMap((b) => (b.type === 'file' ? [b.file] : []));
+    if (!files.length || this.recorded.includes(FILES_MARK)) return;
+    await this.slack.uploadFiles(files);
+    await this.remember(FILES_MARK);
+  }
+
+  // ── a replay: an earlier run died after posting; its messages get the final answer ──────
+
+  private async handleReplay(event: TurnEvent): Promise<void> {
+    if (event.type === 'reply') return this.enqueue(() => this.replaceEarlier(renderReply(event.reply).messages, event.reply));
+    if (event.type === 'error') return this.enqueue(() => this.replaceEarlier([noticeMessage(event.message)]));
+  }
+
+  private async replaceEarlier(messages: SlackMessage[], reply?: Reply): Promise<void> {
+    this.mode = 'post';
+    // A stream the dead run left open cannot be edited until it is stopped.
+    for (const m of this.earlier.filter((e) => e.stream)) {
+      await this.target.client.apiCall('chat.stopStream', { channel: this.target.channel, ts: m.ts }).catch(() => undefined);
+    }
+    const shown = messages.filter((m) => m.blocks.length);
+    for (const [i, message] of shown.entries()) {
+      const earlier = this.earlier[i];
+      if (!(earlier && (await this.slack.update(earlier.ts, message)))) await this.slack.postAll([message]);
+    }
+    for (const extra of this.earlier.slice(shown.length)) await this.slack.remove(extra.ts);
+    this.log.info({ edited: Math.min(shown.length, this.earlier.length), posted: this.slack.posted }, 'slack replay edited the earlier run’s messages');
+    if (reply) await this.uploadFiles(reply);
   }
 
   private async finishWithError(message: string): Promise<void> {

@@ -1,14 +1,14 @@
 /**
  * A whole Switchboard with the real Slack adapter (Bolt) on loopback: the fake OpenAI as the
  * LLM, the fake Slack Web API (and Socket Mode server) as Slack, and, in HTTP mode, the HTTP
- * ingress thread receiving signed requests at /slack/events, as `npm start` runs it.
+ * shared server receiving signed requests at /slack/events, as `npm start` runs it.
  */
 import { readFileSync } from 'node:fs';
 import { randomInt } from 'node:crypto';
 import type { AgentExtension } from '../../../src/agent/agent.js';
 import type { PlatformAdapter } from '../../../src/adapters/adapter.js';
 import { createHttpApp } from '../../../src/adapters/http/app.js';
-import { startIngress, type RunningIngress } from '../../../src/adapters/http/ingress.js';
+import { startHttpServer, type RunningServer } from '../../../src/adapters/http/server.js';
 import { createSlackAdapter } from '../../../src/adapters/slack/index.js';
 import type { DataPort } from '../../../src/data/port.js';
 import type { AnyTool } from '../../../src/tools/tool.js';
@@ -41,8 +41,8 @@ export interface SlackRig {
   llm: FakeOpenAI;
   slack: FakeSlack;
   adapter: PlatformAdapter;
-  /** HTTP mode: the ingress thread in front of the main thread's server, as `npm start` runs it. */
-  server?: RunningIngress;
+  /** HTTP mode: the shared server with the adapter's routes, as `npm start` runs it. */
+  server?: RunningServer;
   eventsUrl: string;
   /** Resolves when `count` turns have been delivered to Slack in total. */
   delivered(count: number, timeoutMs?: number): Promise<void>;
@@ -75,13 +75,13 @@ export async function startSlackRig(opts: {
   });
   const adapter = createSlackAdapter(h.sb, { socketClientPingTimeoutMs: 200, writer: { updateIntervalMs: 300, streamFlushMs: 50 } });
   if (!adapter) throw new Error('the Slack adapter was not created');
-  let server: RunningIngress | undefined;
+  let server: RunningServer | undefined;
   if (opts.mode === 'http') {
-    if (!adapter.ingress) throw new Error('the Slack adapter offers no ingress target in HTTP mode');
-    server = await startIngress({ app: createHttpApp({ agent: h.sb.agent, log: h.sb.log }), port: 0, host: '127.0.0.1', slack: adapter.ingress, log: h.sb.log });
+    if (!adapter.routes?.length) throw new Error('the Slack adapter offers no routes in HTTP mode');
+    server = await startHttpServer(createHttpApp({ agent: h.sb.agent, log: h.sb.log }), 0, '127.0.0.1', adapter.routes);
   }
   await adapter.start();
-  await server?.slackReady;
+  await h.sb.inbox.start();
   const deliveredCount = () => h.logs.lines.filter((l) => l.msg === 'slack turn delivered').length;
   return {
     h,
@@ -95,6 +95,8 @@ export async function startSlackRig(opts: {
     async close() {
       await server?.close();
       await adapter.stop();
+      await h.sb.inbox.stop(2_000);
+      await adapter.close?.();
       await h.close();
       if (!opts.slack) await slack.close();
       if (!opts.llm) await llm.close();

@@ -166,6 +166,12 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
         m.updates += 1;
         return { ok: true, channel, ts: m.ts, text: m.text };
       }
+      case 'chat.delete': {
+        const i = messages.findIndex((x) => x.channel === channel && x.ts === a.ts);
+        if (i < 0) return { ok: false, error: 'message_not_found' };
+        messages.splice(i, 1);
+        return { ok: true, channel, ts: a.ts };
+      }
       case 'chat.startStream': {
         if (streamingDisabled) return { ok: false, error: 'unknown_method' };
         if (!a.thread_ts) return { ok: false, error: 'invalid_arguments' };

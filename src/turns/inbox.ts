@@ -1,0 +1,99 @@
+/**
+ * The inbox between the platform adapters and the agent: an adapter verifies and normalizes an
+ * event, adds it here under its dedup key and only then acks. A runner takes entries, one at a
+ * time per thread in arrival order, and hands each to the adapter's delivery function.
+ *
+ * Two implementations share this interface: `memory-inbox.ts` (the embedded default: one
+ * process, lost on restart) and `redis-inbox.ts` (BullMQ on Redis: survives crashes and
+ * deploys, shared by every replica).
+ */
+
+/** One event waiting for (or getting) its answer. JSON-serialisable. */
+export interface InboxEntry<P = unknown> {
+  /** The dedup key: a retry or a twin of the same event carries the same id. */
+  id: string;
+  /** Which delivery function answers it. */
+  platform: string;
+  /** Entries with the same thread run one at a time, in the order they were added. */
+  thread: string;
+  /** The adapter's own description of the work (normalized message, where to answer). */
+  payload: P;
+  receivedAt: number;
+}
+
+/**
+ * `added`: recorded, it will be answered. `duplicate`: this id is already waiting or was
+ * answered. `full`: the thread already has the most entries allowed waiting; not recorded.
+ */
+export type AddResult = 'added' | 'duplicate' | 'full';
+
+/** What a delivery function gets for one run of one entry. */
+export interface Delivery<P = unknown> {
+  entry: InboxEntry<P>;
+  /** 1 on the first run; higher when an earlier run died (crash, deploy) before finishing. */
+  attempt: number;
+  /**
+   * What earlier runs recorded (posted message ids and markers), in order. Non-empty means the
+   * user may already see part of this answer: edit those messages, never post them again.
+   */
+  recorded: string[];
+  /** Records a platform id as soon as it exists, so a replay finds it. */
+  record(id: string): Promise<void>;
+  /** Aborts when this replica stops before the run finished: the entry is handed back. */
+  signal: AbortSignal;
+}
+
+export type DeliveryFn<P = unknown> = (delivery: Delivery<P>) => Promise<void>;
+
+export interface InboxStats {
+  /** Entries added and not yet finished (running included). */
+  pending: number;
+  running: number;
+}
+
+export interface Inbox {
+  readonly kind: 'memory' | 'redis';
+  /** Records the entry. Throws when it cannot be recorded (the caller must then not ack). */
+  add<P>(entry: InboxEntry<P>): Promise<AddResult>;
+  /** The delivery function for one platform's entries; set before `start()`. */
+  deliver<P>(platform: string, fn: DeliveryFn<P>): void;
+  /** Starts taking entries. */
+  start(): Promise<void>;
+  /**
+   * Stops taking entries, lets running ones finish for up to `drainMs`, then aborts the rest
+   * and hands them back (Redis: to another replica; memory: they are lost, see README).
+   */
+  stop(drainMs?: number): Promise<void>;
+  stats(): Promise<InboxStats>;
+}
+
+export interface InboxOptions {
+  /** Entries run at once in this process (different threads). */
+  concurrency: number;
+  /** Entries one thread may have waiting or running; more are refused with `full`. */
+  maxPerThread: number;
+  /** How long an id is remembered as answered (Slack retries for about 5 minutes). */
+  dedupTtlMs: number;
+}
+
+export const DEFAULT_INBOX_OPTIONS: InboxOptions = { concurrency: 16, maxPerThread: 10, dedupTtlMs: 24 * 3_600_000 };
+
+/** Thrown by `add` when the inbox cannot record an entry; the adapter answers so the platform retries. */
+export class InboxUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('the inbox could not record the event', { cause });
+    this.name = 'InboxUnavailableError';
+  }
+}
+
+/** The user-facing words for a thread whose queue is full. */
+export const THREAD_QUEUE_FULL_TEXT = (max: number) =>
+  `I already have ${max} messages waiting in this conversation. Please wait for my answers, then ask again.`;
+
+/** Ends the event stream quietly when `signal` aborts (a hand-back, not a failure to show). */
+export async function* untilAborted<T>(events: AsyncIterable<T>, signal: AbortSignal): AsyncIterable<T> {
+  for await (const event of events) {
+    if (signal.aborted) return;
+    yield event;
+  }
+}

@@ -1,0 +1,19 @@
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { Inbox } from './inbox.js';
+import { createMemoryInbox } from './memory-inbox.js';
+import { createRedisInbox } from './redis-inbox.js';
+
+export * from './inbox.js';
+
+type InboxConfig = Pick<Config, 'REDIS_URL' | 'INBOX_CONCURRENCY' | 'INBOX_THREAD_QUEUE_MAX' | 'INBOX_LEASE_MS' | 'INBOX_QUEUE'>;
+
+/** Redis (durable, shared by replicas) when REDIS_URL is set, else in process. */
+export async function createInbox(config: InboxConfig, log: Logger): Promise<Inbox> {
+  const options = { concurrency: config.INBOX_CONCURRENCY, maxPerThread: config.INBOX_THREAD_QUEUE_MAX };
+  if (!config.REDIS_URL) {
+    log.info({ inbox: 'memory' }, 'events are queued in memory: a restart loses unanswered ones (set REDIS_URL for a durable inbox)');
+    return createMemoryInbox(log, options);
+  }
+  return createRedisInbox(config.REDIS_URL, log, { ...options, leaseMs: config.INBOX_LEASE_MS, queue: config.INBOX_QUEUE });
+}

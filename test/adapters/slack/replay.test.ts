@@ -1,0 +1,103 @@
+/**
+ * A turn that runs again after its replica died (crash, deploy) must never post its answer a
+ * second time: the inbox gives the new run what the dead one recorded, and the writer edits
+ * those messages. Driven through the real WebClient against the fake Slack Web API.
+ */
+import { webApi } from '@slack/bolt';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { TurnEvent } from '../../../src/agent/types.js';
+import { TurnWriter } from '../../../src/adapters/slack/turn-writer.js';
+import { silentLogger } from '../../../src/logger.js';
+import { startFakeSlack, type FakeSlack } from '../../fakes/slack/web-api.js';
+import { freshTs } from './setup.js';
+
+let slack: FakeSlack;
+let client: webApi.WebClient;
+beforeAll(async () => {
+  slack = await startFakeSlack({ botUserId: 'U0REPLAYBOT' });
+  client = new webApi.WebClient(slack.options.botToken, { slackApiUrl: slack.url, retryConfig: { retries: 0 } });
+});
+afterAll(() => slack.close());
+beforeEach(() => slack.reset());
+
+const CHANNEL = 'C0REPLAY';
+const target = (threadTs: string) => ({ client, channel: CHANNEL, threadTs, userId: 'U0HUMAN1', userTeamId: 'T0FAKETEAM', status: true });
+
+async function* events(list: TurnEvent[], thenHang = false): AsyncIterable<TurnEvent> {
+  for (const e of list) {
+    yield e;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  if (thenHang) await new Promise(() => undefined); // the process "dies" here: nothing more, ever
+}
+
+const answer = (text: string): TurnEvent[] => [
+  { type: 'status', text: 'Thinking…' },
+  { type: 'reply', reply: { text, blocks: [{ type: 'markdown', text }] } },
+  { type: 'done', usage: { promptTokens: 1, completionTokens: 1 }, toolCalls: [], data: {} },
+];
+
+function writer(threadTs: string, recorded: string[], record: string[] = []) {
+  return new TurnWriter(target(threadTs), { log: silentLogger(), streamFlushMs: 20, recorded, record: async (id) => void record.push(id) });
+}
+
+describe('Slack delivery on replay', () => {
+  it('crash after the reply was posted but before the entry was done: the replay edits that message, never re-posts', async () => {
+    const thread = freshTs();
+    const recorded: string[] = [];
+    await writer(thread, [], recorded).deliver(events(answer('First run answer.')));
+    expect(recorded).toEqual([`post:${slack.threadReplies(CHANNEL, thread)[0]!.ts}`]);
+    const postsBefore = slack.callsTo('chat.postMessage').length;
+
+    // The replay (attempt 2) gets what the first run recorded.
+    await writer(thread, recorded).deliver(events(answer('Replayed answer.')));
+    expect(slack.callsTo('chat.postMessage').length).toBe(postsBefore);
+    const thread2 = slack.threadReplies(CHANNEL, thread);
+    expect(thread2).toHaveLength(1);
+    expect(thread2[0]).toMatchObject({ text: 'Replayed answer.', updates: 1 });
+  });
+
+  it('crash mid-stream: the replay stops the dead stream and writes the final answer into it', async () => {
+    const thread = freshTs();
+    const recorded: string[] = [];
+    const dying = writer(thread, [], recorded);
+    void dying.deliver(events([{ type: 'status', text: 'Thinking…' }, { type: 'text_delta', text: 'Half an ans' }], true));
+    await slack.waitFor(() => recorded.length === 1, 'the stream to start and be recorded');
+    expect(recorded[0]).toMatch(/^stream:/);
+    expect(slack.threadReplies(CHANNEL, thread)[0]!.stream!.state).toBe('in_progress');
+
+    await writer(thread, recorded).deliver(events(answer('The whole answer, once.')));
+    const [only, ...rest] = slack.threadReplies(CHANNEL, thread);
+    expect(rest).toEqual([]);
+    expect(only!.stream!.state).toBe('completed');
+    expect(only!.text).toBe('The whole answer, once.');
+    expect(slack.callsTo('chat.startStream')).toHaveLength(1);
+  });
+
+  it('a replay whose answer is shorter removes the dead run’s extra messages; one that is longer posts only the rest', async () => {
+    const thread = freshTs();
+    const a = (await client.chat.postMessage({ channel: CHANNEL, thread_ts: thread, text: 'old 1' })).ts!;
+    const b = (await client.chat.postMessage({ channel: CHANNEL, thread_ts: thread, text: 'old 2' })).ts!;
+    await writer(thread, [`post:${a}`, `post:${b}`]).deliver(events(answer('Short now.')));
+    expect(slack.threadReplies(CHANNEL, thread).map((m) => m.text)).toEqual(['Short now.']);
+
+    const thread2 = freshTs();
+    const c = (await client.chat.postMessage({ channel: CHANNEL, thread_ts: thread2, text: 'old' })).ts!;
+    const record: string[] = [];
+    const long = Array.from({ length: 1_400 }, (_, i) => `Sentence ${i} is here.`).join(' ');
+    await writer(thread2, [`post:${c}`], record).deliver(events(answer(long)));
+    const shown = slack.threadReplies(CHANNEL, thread2);
+    expect(shown.length).toBeGreaterThan(1);
+    expect(shown[0]!.ts).toBe(c);
+    expect(record).toEqual(shown.slice(1).map((m) => `post:${m.ts}`));
+  });
+
+  it('an error on replay replaces the earlier message with the notice instead of adding one', async () => {
+    const thread = freshTs();
+    const a = (await client.chat.postMessage({ channel: CHANNEL, thread_ts: thread, text: 'partial' })).ts!;
+    await writer(thread, [`post:${a}`]).deliver(events([{ type: 'error', code: 'llm_unavailable', message: 'I can’t reach the language model right now.' }]));
+    const [only, ...rest] = slack.threadReplies(CHANNEL, thread);
+    expect(rest).toEqual([]);
+    expect(only!.text).toMatch(/language model/);
+  });
+});

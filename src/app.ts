@@ -9,6 +9,7 @@ import type { DataPort } from './data/port.js';
 import type { Logger } from './logger.js';
 import { createKv, type KvStore } from './state/kv.js';
 import { createInbox, type Inbox } from './turns/index.js';
+import { instrumentAgent, instrumentInbox, instrumentLlm } from './instrument.js';
 import { createToolSet } from './tools/index.js';
 import { createToolRegistry, type ToolRegistry } from './tools/registry.js';
 import type { AnyTool } from './tools/tool.js';
@@ -39,15 +40,15 @@ export interface SwitchboardOptions {
 
 /** The composition root: config → data → state → tools → agent. Adapters are started by the caller. */
 export async function createSwitchboard(config: Config, log: Logger, opts: SwitchboardOptions = {}): Promise<Switchboard> {
-  const llm = opts.llm ?? createLlmClient(config, log);
+  const llm = instrumentLlm(opts.llm ?? createLlmClient(config, log));
   const data = opts.data ?? (await createDataPort(config, log, { embed: (texts: string[], signal?: AbortSignal) => llm.embed(texts, signal) }));
   const kv = await createKv(config, log);
   const store = createThreadStore(kv, { ttlMs: config.THREAD_TTL_DAYS * 86_400_000, log });
   const lock = createThreadLock(kv, { log, leaseMs: config.INBOX_LEASE_MS });
-  const inbox = await createInbox(config, log);
+  const inbox = instrumentInbox(await createInbox(config, log));
   const toolSet = opts.tools ? { tools: opts.tools, extensions: [] } : createToolSet(config);
   const registry = createToolRegistry(toolSet.tools, schemaDialect(config));
-  const agent = createAgent({
+  const agent = instrumentAgent(createAgent({
     config,
     llm,
     registry,
@@ -57,7 +58,7 @@ export async function createSwitchboard(config: Config, log: Logger, opts: Switc
     log,
     now: opts.now,
     extensions: [...toolSet.extensions, ...(opts.extensions ?? [])],
-  });
+  }), { data, config });
   log.info(
     { data: data.kind, vectors: data.vectorsAvailable, state: config.REDIS_URL ? 'redis' : 'memory', tools: registry.tools.map((t) => t.name) },
     'switchboard ready',

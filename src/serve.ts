@@ -1,5 +1,6 @@
 import { configuredAdapters, type PlatformAdapter } from './adapters/adapter.js';
 import { createHttpApp } from './adapters/http/app.js';
+import { mountOps } from './adapters/http/ops.js';
 import { startHttpServer } from './adapters/http/server.js';
 import { createSwitchboard, type Switchboard, type SwitchboardOptions } from './app.js';
 import type { Config } from './config.js';
@@ -30,6 +31,7 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     apiToken: config.API_TOKEN,
     health: () => ({ data: sb.data.kind, inbox: sb.inbox.kind, adapters: adapters.map((a) => a.name) }),
   });
+  mountOps(app, { data: sb.data, kv: sb.kv, inbox: sb.inbox, adapters, log });
   const http = await startHttpServer(app, config.PORT, config.HOST, adapters.flatMap((a) => a.routes ?? []));
   try {
     for (const adapter of adapters) await adapter.start();

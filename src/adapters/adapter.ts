@@ -11,6 +11,8 @@ export interface PlatformAdapter {
   /** Raw HTTP routes it serves on the shared server (Slack's Events API). */
   routes?: NodeRoute[];
   start(): Promise<void>;
+  /** For /readyz: whether its platform connection is up. */
+  ready?(): boolean | Promise<boolean>;
   /** Stops receiving events (turns already recorded keep running until the inbox drains). */
   stop(): Promise<void>;
   /** Releases its connections, after the inbox has drained. */

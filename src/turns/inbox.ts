@@ -49,6 +49,8 @@ export interface InboxStats {
   /** Entries added and not yet finished (running included). */
   pending: number;
   running: number;
+  /** How long the oldest unanswered entry has waited; 0 when there is none. */
+  oldestAgeMs: number;
 }
 
 export interface Inbox {

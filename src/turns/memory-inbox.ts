@@ -101,7 +101,8 @@ export function createMemoryInbox(log: Logger, options: Partial<InboxOptions> = 
     },
     async stats() {
       const waiting = [...queues.values()].reduce((n, q) => n + q.length, 0);
-      return { pending: waiting + running.size, running: running.size };
+      const oldest = Math.min(...[...queues.values()].map((q) => q[0]?.receivedAt ?? Infinity), ...[...running.values()].map((r) => r.entry.receivedAt));
+      return { pending: waiting + running.size, running: running.size, oldestAgeMs: Number.isFinite(oldest) ? Math.max(0, Date.now() - oldest) : 0 };
     },
   };
 }

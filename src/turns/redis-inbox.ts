@@ -187,7 +187,10 @@ export async function createRedisInbox(url: string, log: Logger, options: Partia
     async stats() {
       const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
       const pending = (counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0);
-      return { pending, running: counts.active ?? 0 };
+      // The oldest of each list's first job (each list is kept in insertion order).
+      const firsts = await Promise.all((['active', 'waiting', 'delayed', 'prioritized'] as const).map((t) => queue.getJobs([t], 0, 0, true)));
+      const oldest = Math.min(...firsts.flat().map((j) => (j?.data as InboxEntry | undefined)?.receivedAt ?? j?.timestamp ?? Infinity));
+      return { pending, running: counts.active ?? 0, oldestAgeMs: Number.isFinite(oldest) ? Math.max(0, Date.now() - oldest) : 0 };
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver, webApi } from '@slack/bolt';
 import type { Switchboard } from '../../app.js';
+import { metrics } from '../../metrics.js';
 import type { PlatformAdapter } from '../adapter.js';
 import { boltLogger } from './bolt-logger.js';
 import { registerHandlers } from './handlers.js';
@@ -103,6 +104,7 @@ export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = 
             {
               prefix: SLACK_EVENTS_PATH,
               handle: (req: IncomingMessage, res: ServerResponse) => {
+                res.once('finish', () => metrics.acks.inc({ platform: 'slack', status: String(res.statusCode) }));
                 if (!ready || !accepting) {
                   res.writeHead(503, { 'content-type': 'text/plain' }).end(accepting ? 'starting' : 'shutting down');
                   return;
@@ -125,11 +127,19 @@ export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = 
       }
       log.info({ path: socketMode ? undefined : SLACK_EVENTS_PATH }, socketMode ? 'Slack connected over Socket Mode' : `Slack events accepted at ${SLACK_EVENTS_PATH}`);
     },
+    // Socket Mode: the socket is up; HTTP: the token was checked and events are taken.
+    ready: () => ready && accepting && (!socketMode || receiverConnected(receiver)),
     async stop() {
       accepting = false;
       if (socketMode) await app.stop().catch((err: unknown) => log.warn({ err }, 'slack socket did not close cleanly'));
     },
   };
+}
+
+/** Socket Mode's WebSocket state: the client's current `SlackWebSocket.isActive()` (@slack/socket-mode). */
+function receiverConnected(receiver: unknown): boolean {
+  const socket = (receiver as { client?: { websocket?: { isActive(): boolean } } }).client?.websocket;
+  return socket?.isActive() ?? false;
 }
 
 /** A startup failure worded for the operator, with Slack's error code. */

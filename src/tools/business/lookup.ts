@@ -1,4 +1,5 @@
 import { cacheGet, cacheSet, type ThreadState } from '../../agent/thread-state.js';
+import { metrics } from '../../metrics.js';
 import { DataError } from '../../data/port.js';
 import type { Block } from '../../reply/model.js';
 import type { OfferContext, ToolOutput } from '../tool.js';
@@ -48,14 +49,17 @@ export function createBusinessLookups(settings: LookupSettings): BusinessLookups
     try {
       const value = await Promise.race([req.load(), deadline]);
       if (value === 'timeout') {
+        metrics.businessLookups.inc({ tool: req.tool, result: 'fallback' });
         ctx.log.warn({ tool: req.tool, fn: req.fn, latencyMs: latency(), reason: 'timeout' }, 'business lookup failed');
         return { ok: false, reason: 'timeout' };
       }
       cacheSet(ctx.state, req.key, value, req.ttlMs, now);
+      metrics.businessLookups.inc({ tool: req.tool, result: 'load' });
       ctx.log.info({ tool: req.tool, fn: req.fn, latencyMs: latency(), rows: req.size(value), cached: false }, 'business lookup');
       return { ok: true, value };
     } catch (err) {
       const reason = err instanceof DataError ? err.code : 'error';
+      metrics.businessLookups.inc({ tool: req.tool, result: 'fallback' });
       ctx.log.warn({ tool: req.tool, fn: req.fn, latencyMs: latency(), reason, err }, 'business lookup failed');
       return { ok: false, reason };
     } finally {
@@ -67,6 +71,7 @@ export function createBusinessLookups(settings: LookupSettings): BusinessLookups
     async run<T>(ctx: OfferContext, now: number, req: LookupRequest<T>): Promise<LookupResult<T>> {
       const hit = cacheGet<T>(ctx.state, req.key, now);
       if (hit !== undefined) {
+        metrics.businessLookups.inc({ tool: req.tool, result: 'hit' });
         ctx.log.debug({ tool: req.tool, fn: req.fn, rows: req.size(hit), cached: true }, 'business lookup');
         return { ok: true, value: hit };
       }

@@ -1,0 +1,67 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import type { DataPort } from '../../data/port.js';
+import type { Logger } from '../../logger.js';
+import { enableDefaultMetrics, registry } from '../../metrics.js';
+import type { KvStore } from '../../state/kv.js';
+import type { Inbox } from '../../turns/index.js';
+import type { PlatformAdapter } from '../adapter.js';
+
+export interface OpsDeps {
+  data: DataPort;
+  kv: KvStore;
+  inbox: Inbox;
+  adapters: PlatformAdapter[];
+  log: Logger;
+  /** How long one readiness check may take before it counts as down. */
+  checkTimeoutMs?: number;
+}
+
+const anyRow = z.unknown();
+
+/**
+ * `GET /metrics` (Prometheus text format) and `GET /readyz`: 200 only when the database, Redis
+ * (when configured), the inbox and every configured platform connection answer; 503 with the
+ * failing checks otherwise. `/healthz` stays the cheap liveness check (the process answers).
+ */
+export function mountOps(app: Hono, deps: OpsDeps): void {
+  enableDefaultMetrics();
+  const timeoutMs = deps.checkTimeoutMs ?? 2_000;
+
+  app.get('/metrics', async (c) => {
+    await deps.inbox.stats().catch((err: unknown) => deps.log.warn({ err }, 'inbox stats unavailable for /metrics'));
+    return c.body(await registry.metrics(), 200, { 'content-type': registry.contentType });
+  });
+
+  app.get('/readyz', async (c) => {
+    const checks: Record<string, () => Promise<unknown>> = {
+      // A real round trip (default_tenant is not cached like the tenant lookups).
+      database: () => deps.data.call('default_tenant', {}, anyRow),
+      inbox: () => deps.inbox.stats(),
+    };
+    const redis = deps.kv.redis;
+    if (redis) checks.redis = () => redis.ping();
+    for (const adapter of deps.adapters) {
+      if (adapter.ready) checks[adapter.name] = async () => ((await adapter.ready!()) ? true : Promise.reject(new Error('not connected')));
+    }
+    const results = await Promise.all(
+      Object.entries(checks).map(async ([name, check]) => {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), timeoutMs)));
+        try {
+          await Promise.race([check(), timeout]);
+          return [name, 'ok'] as const;
+        } catch (err) {
+          // A fixed reason: error messages can carry connection strings.
+          const reason = err instanceof Error && (err.message === 'timed out' || err.message === 'not connected') ? err.message : 'unreachable';
+          deps.log.warn({ check: name, err }, `readiness check failed: ${name}`);
+          return [name, reason] as const;
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    );
+    const ok = results.every(([, r]) => r === 'ok');
+    return c.json({ ok, checks: Object.fromEntries(results) }, ok ? 200 : 503);
+  });
+}

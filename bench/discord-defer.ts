@@ -38,6 +38,7 @@ const config = parseConfig({ OPENAI_API_KEY: 'sk-bench', LOG_LEVEL: 'silent', ..
 const sb = await createSwitchboard(config, silentLogger(), { tools: [], llm: new InstantLlm(), data });
 const adapter = createDiscordAdapter(sb)!;
 await adapter.start();
+await sb.inbox.start(); // the turns run, as under npm start
 
 const acknowledged = (it: InteractionRecord) => discord.waitFor(() => it.callback, 'the deferral', 10_000);
 const latency = (it: InteractionRecord) => it.callback!.at - it.dispatchedAt;
@@ -80,6 +81,8 @@ report('40/s with turns overlapping', busy);
 console.log(`refused requests: ${refused.length}${refused.length ? ` (${refused.map((c) => `${c.method} ${c.path} ${c.status}`).slice(0, 3).join('; ')})` : ''}`);
 
 await adapter.stop();
+await sb.inbox.stop(5_000);
+await adapter.close?.();
 await sb.close();
 await data.close();
 await discord.close();

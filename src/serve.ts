@@ -48,8 +48,10 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     sb,
     adapters,
     async stop() {
-      await Promise.allSettled([http.close(config.SHUTDOWN_DRAIN_MS), ...adapters.map((a) => a.stop())]);
-      await sb.inbox.stop(config.SHUTDOWN_DRAIN_MS);
+      // No new requests or events; requests in flight (SSE answers) and running turns drain side by side.
+      const requests = http.close(config.SHUTDOWN_DRAIN_MS);
+      await Promise.allSettled(adapters.map((a) => a.stop()));
+      await Promise.allSettled([requests, sb.inbox.stop(config.SHUTDOWN_DRAIN_MS)]);
       await Promise.allSettled(adapters.map((a) => a.close?.()));
       await sb.close();
     },

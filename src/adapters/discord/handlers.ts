@@ -2,46 +2,85 @@ import {
   ButtonStyle,
   ChannelType,
   ComponentType,
+  InteractionWebhook,
   MessageFlags,
   type APIActionRowComponent,
   type APIComponentInMessageActionRow,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
+  type Client,
   type Interaction,
   type Message,
 } from 'discord.js';
 import type { Agent } from '../../agent/agent.js';
+import type { IncomingMessage } from '../../agent/types.js';
 import type { Logger } from '../../logger.js';
+import { metrics } from '../../metrics.js';
 import type { KvStore } from '../../state/kv.js';
+import { THREAD_QUEUE_FULL_TEXT, type AddResult, type Delivery, type DeliveryFn, type Inbox } from '../../turns/index.js';
 import { COMMAND_NAMES } from './commands.js';
 import type { ActionStore } from './custom-id.js';
 import { LIMITS, truncate } from './limits.js';
 import { conversationIn, normalizeButton, normalizeCommand, normalizeMessage, type Conversation } from './normalize.js';
-import { channelSink, interactionSink, threadSink } from './sinks.js';
-import { runTurn, type TurnDeps } from './turn.js';
+import { channelSink, interactionSink, threadSink, warning, type InteractionHook, type ReplySink } from './sinks.js';
+import { MESSAGE_MARK, runTurn, type TurnDeps } from './turn.js';
 
 export interface HandlerDeps {
   agent: Agent;
   kv: KvStore;
+  inbox: Inbox;
   actions: ActionStore;
   log: Logger;
   editIntervalMs: number;
   /** How long a button's conversation is remembered (the thread state's TTL). */
   conversationTtlMs: number;
+  /** The inbox's bound per conversation (INBOX_THREAD_QUEUE_MAX), for the "please wait" reply. */
+  maxPerThread: number;
 }
 
-/** A redelivered gateway event (reconnect, a second replica) is handled once. */
-const SEEN_MESSAGE_TTL_MS = 24 * 3_600_000;
+/** Where an interaction is answered, by ids and token only: any replica can rebuild its webhook. */
+export interface InteractionTarget {
+  id: string;
+  applicationId: string;
+  token: string;
+  channelId: string;
+  receivedAt: number;
+  /** A slash command's deferred reply is ours to fill in; a button click answers in follow-ups. */
+  ownsOriginal: boolean;
+}
+
+/** What the Discord adapter records in the inbox for one event: enough to answer it on any replica. JSON. */
+export type DiscordWork =
+  | {
+      kind: 'message';
+      message: IncomingMessage;
+      /** The channel (DM, thread or plain channel) the message was written in. */
+      channelId: string;
+      /** The message itself: a new thread starts from it, a refusal replies to it. */
+      originId: string;
+      /** A mention in a plain channel: answered in a new thread with this name. */
+      startThread?: { name: string };
+    }
+  | { kind: 'interaction'; message: IncomingMessage; interaction: InteractionTarget };
+
+/** Two gateway connections receive the same interaction: only one may acknowledge it. */
 const SEEN_INTERACTION_TTL_MS = 3_600_000;
 const conversationKey = (messageId: string) => `discord:conversation:${messageId}`;
+/** Recorded when a mention's thread exists: `thread:<id>`; a replay answers there. */
+const THREAD_MARK = 'thread:';
+/** Recorded once the whole answer is in Discord: a replay that finds it has nothing left to do. */
+const DELIVERED = 'delivered';
+const UNAVAILABLE = 'I could not take that request right now. Please try again in a minute.';
 
 export interface Handlers {
   onMessage(message: Message): Promise<void>;
   onInteraction(interaction: Interaction): Promise<void>;
+  /** The inbox's delivery function for Discord entries, answering through `client`. */
+  deliver(client: Client): DeliveryFn<DiscordWork>;
 }
 
 export function createHandlers(deps: HandlerDeps): Handlers {
-  const { kv, log } = deps;
+  const { kv, log, inbox } = deps;
   const turnDeps: TurnDeps = {
     agent: deps.agent,
     actions: deps.actions,
@@ -50,18 +89,23 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     // Remembered for every message with buttons: a click on a slash-command reply in a plain
     // channel cannot tell its conversation from the channel alone.
     onButtons: async (ref, message) => {
+      if (ref.messageId === '@original') return; // a replay does not learn the snowflake; the click falls back to the command's id
       const conversation: Conversation = { workspaceId: message.workspaceId, channelId: message.channelId, threadId: message.threadId, isDirect: message.isDirect };
       await kv.set(conversationKey(ref.messageId), conversation, deps.conversationTtlMs);
     },
   };
 
-  /** True for the one replica (or delivery) that gets to handle this event. */
-  async function claim(kind: 'message' | 'interaction', id: string): Promise<boolean> {
+  /** Entries of one conversation run one at a time, in order; a redelivered event has the same id. */
+  const enqueue = (id: string, message: IncomingMessage, work: DiscordWork): Promise<AddResult> =>
+    inbox.add({ id: `discord:${id}`, platform: 'discord', thread: `discord:${message.workspaceId}:${message.channelId}:${message.threadId}`, payload: work, receivedAt: Date.now() });
+
+  /** True for the one gateway connection (or replica) that gets to acknowledge this interaction. */
+  async function claim(id: string): Promise<boolean> {
     try {
-      return await kv.setIfAbsent(`discord:seen:${kind}:${id}`, 1, kind === 'message' ? SEEN_MESSAGE_TTL_MS : SEEN_INTERACTION_TTL_MS);
+      return await kv.setIfAbsent(`discord:seen:interaction:${id}`, 1, SEEN_INTERACTION_TTL_MS);
     } catch (err) {
-      // Better a possible duplicate than a question left unanswered.
-      log.error({ err, kind, id }, 'dedup store unavailable; handling the event anyway');
+      // Better a refused acknowledgement (the other one wins) than an interaction left unanswered.
+      log.error({ err, id }, 'dedup store unavailable; handling the interaction anyway');
       return true;
     }
   }
@@ -74,16 +118,34 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     const channel = message.channel;
     const inOurThread = channel.isThread() && (channel.ownerId === botId || channel.joined);
     if (message.inGuild() && !mentioned && !inOurThread) return;
-    if (!(await claim('message', message.id))) {
-      log.debug({ messageId: message.id }, 'duplicate message delivery ignored');
+    const startsThread = message.inGuild() && (channel.type === ChannelType.GuildText || channel.type === ChannelType.GuildAnnouncement);
+    if (!startsThread && !channel.isSendable()) return;
+    const incoming = normalizeMessage(message, botId, botRoleId);
+    const work: DiscordWork = {
+      kind: 'message',
+      message: incoming,
+      channelId: message.channelId,
+      originId: message.id,
+      ...(startsThread ? { startThread: { name: threadName(incoming.text) } } : {}),
+    };
+    let added: AddResult;
+    try {
+      added = await enqueue(`message:${message.id}`, incoming, work);
+    } catch (err) {
+      // The gateway does not redeliver: say so, or the question goes unanswered in silence.
+      log.error({ err, messageId: message.id }, 'discord message not recorded in the inbox');
+      await replyTo(message, UNAVAILABLE);
       return;
     }
-    const incoming = normalizeMessage(message, botId, botRoleId);
-    const startsThread = message.inGuild() && (channel.type === ChannelType.GuildText || channel.type === ChannelType.GuildAnnouncement);
-    if (startsThread) {
-      await runTurn(turnDeps, incoming, threadSink(message, threadName(incoming.text), log));
-    } else if (channel.isSendable()) {
-      await runTurn(turnDeps, incoming, channelSink(channel));
+    if (added === 'duplicate') log.debug({ messageId: message.id }, 'duplicate message delivery ignored');
+    else if (added === 'full') await replyTo(message, THREAD_QUEUE_FULL_TEXT(deps.maxPerThread));
+  }
+
+  async function replyTo(message: Message, text: string): Promise<void> {
+    try {
+      await message.reply({ content: warning(text), allowedMentions: { parse: [], repliedUser: false } });
+    } catch (err) {
+      log.warn({ err, code: (err as { code?: unknown }).code, messageId: message.id }, 'could not reply to the message');
     }
   }
 
@@ -94,18 +156,18 @@ export function createHandlers(deps: HandlerDeps): Handlers {
   }
 
   async function onCommand(interaction: ChatInputCommandInteraction, receivedAt: number): Promise<void> {
-    if (!(await claim('interaction', interaction.id))) return;
+    if (!(await claim(interaction.id))) return;
     if (!COMMAND_NAMES.has(interaction.commandName)) {
       await interaction.reply({ content: `⚠️ I don’t know /${interaction.commandName}. Try /ask.`, flags: MessageFlags.Ephemeral });
       return;
     }
     // Discord drops an interaction not acknowledged within 3 s: defer before anything slow.
     if (!(await acknowledge(interaction, () => interaction.deferReply()))) return;
-    await runTurn(turnDeps, normalizeCommand(interaction), interactionSink(interaction, { receivedAt, log }));
+    await recordInteraction(interaction, normalizeCommand(interaction), receivedAt);
   }
 
   async function onButton(interaction: ButtonInteraction, receivedAt: number): Promise<void> {
-    if (!(await claim('interaction', interaction.id))) return;
+    if (!(await claim(interaction.id))) return;
     if (!(await acknowledge(interaction, () => interaction.deferUpdate()))) return;
     const action = await deps.actions.decode(interaction.customId);
     if (!action) {
@@ -116,14 +178,108 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     const stored = await kv.get<Conversation>(conversationKey(interaction.message.id));
     const conversation =
       stored ?? conversationIn(interaction.channel, interaction.channelId, interaction.guildId, interaction.message.interactionMetadata?.id ?? interaction.message.id);
-    await runTurn(turnDeps, normalizeButton(interaction, action, conversation), interactionSink(interaction, { receivedAt, log }));
+    await recordInteraction(interaction, normalizeButton(interaction, action, conversation), receivedAt);
+  }
+
+  /** After the acknowledgement: the entry carries the interaction's token, so any replica can answer it. */
+  async function recordInteraction(interaction: ChatInputCommandInteraction | ButtonInteraction, message: IncomingMessage, receivedAt: number): Promise<void> {
+    const ownsOriginal = interaction.isChatInputCommand();
+    const target: InteractionTarget = {
+      id: interaction.id,
+      applicationId: interaction.applicationId,
+      token: interaction.token,
+      channelId: interaction.channelId ?? message.channelId,
+      receivedAt,
+      ownsOriginal,
+    };
+    let added: AddResult;
+    try {
+      added = await enqueue(`interaction:${interaction.id}`, message, { kind: 'interaction', message, interaction: target });
+    } catch (err) {
+      log.error({ err, interactionId: interaction.id }, 'discord interaction not recorded in the inbox');
+      return tellPrivately(interaction, ownsOriginal, UNAVAILABLE);
+    }
+    if (added === 'full') await tellPrivately(interaction, ownsOriginal, THREAD_QUEUE_FULL_TEXT(deps.maxPerThread));
+  }
+
+  /** An ephemeral note instead of an answer; a slash command's deferred "thinking…" reply is removed first. */
+  async function tellPrivately(interaction: ChatInputCommandInteraction | ButtonInteraction, ownsOriginal: boolean, text: string): Promise<void> {
+    try {
+      if (ownsOriginal) await interaction.deleteReply().catch((err: unknown) => log.warn({ err }, 'could not remove the deferred reply'));
+      await interaction.followUp({ content: warning(text), flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
+    } catch (err) {
+      log.warn({ err, code: (err as { code?: unknown }).code, interactionId: interaction.id }, 'could not tell the user');
+    }
+  }
+
+  /** Answers one inbox entry on this replica: the sink is rebuilt from the payload's ids. */
+  function deliver(client: Client): DeliveryFn<DiscordWork> {
+    return async (d) => {
+      const work = d.entry.payload;
+      const entryLog = log.child({ entry: d.entry.id, attempt: d.attempt });
+      if (d.recorded.includes(DELIVERED)) {
+        entryLog.info('discord turn was already delivered before its runner stopped');
+        return;
+      }
+      const sink = await sinkFor(client, d, entryLog);
+      if (!sink) {
+        entryLog.warn({ channelId: work.kind === 'message' ? work.channelId : work.interaction.channelId }, 'discord entry has nowhere to be answered; dropped');
+        return;
+      }
+      const earlier = d.recorded.filter((r) => r.startsWith(MESSAGE_MARK)).map((r) => ({ id: r.slice(MESSAGE_MARK.length), messageId: r.slice(MESSAGE_MARK.length) }));
+      const started = performance.now();
+      await runTurn(turnDeps, work.message, sink, { signal: d.signal, earlier, record: d.record });
+      if (d.signal.aborted) return;
+      await d.record(DELIVERED).catch((err: unknown) => entryLog.warn({ err }, 'could not record a delivered Discord turn'));
+      const ms = Math.round(performance.now() - started);
+      entryLog.info({ replay: earlier.length > 0, ms, waitedMs: Math.max(0, Date.now() - d.entry.receivedAt - ms) }, 'discord turn delivered');
+    };
+  }
+
+  async function sinkFor(client: Client, d: Delivery<DiscordWork>, entryLog: Logger): Promise<ReplySink | undefined> {
+    const work = d.entry.payload;
+    const fetchChannel = (id: string) => client.channels.fetch(id);
+    if (work.kind === 'interaction') {
+      const t = work.interaction;
+      const webhook = new InteractionWebhook(client as Client<true>, t.applicationId, t.token) as unknown as InteractionHook;
+      return interactionSink({
+        webhook,
+        ownsOriginal: t.ownsOriginal,
+        channel: async () => {
+          const channel = await fetchChannel(t.channelId);
+          return channel?.isSendable() ? channel : undefined;
+        },
+        interactionId: t.id,
+        receivedAt: t.receivedAt,
+        log: entryLog,
+      });
+    }
+    const channel = await fetchChannel(work.channelId).catch((err: unknown) => {
+      entryLog.warn({ err, code: (err as { code?: unknown }).code, channelId: work.channelId }, 'could not find the channel to answer in');
+      return null;
+    });
+    if (!channel) return undefined;
+    if (work.startThread && (channel.type === ChannelType.GuildText || channel.type === ChannelType.GuildAnnouncement)) {
+      return threadSink({
+        parent: channel,
+        originId: work.originId,
+        threadName: work.startThread.name,
+        threadId: d.recorded.find((r) => r.startsWith(THREAD_MARK))?.slice(THREAD_MARK.length),
+        fetchThread: fetchChannel,
+        onThread: (id) => d.record(`${THREAD_MARK}${id}`).catch((err: unknown) => entryLog.warn({ err, threadId: id }, 'could not record the new thread in the inbox')),
+        log: entryLog,
+      });
+    }
+    return channel.isSendable() ? channelSink(channel) : undefined;
   }
 
   async function acknowledge(interaction: Interaction, ack: () => Promise<unknown>): Promise<boolean> {
     try {
       await ack();
+      metrics.acks.inc({ platform: 'discord', status: 'deferred' });
       return true;
     } catch (err) {
+      metrics.acks.inc({ platform: 'discord', status: 'failed' });
       log.warn({ err, code: (err as { code?: unknown }).code, interactionId: interaction.id }, 'could not acknowledge the interaction');
       return false;
     }
@@ -149,7 +305,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     }
   }
 
-  return { onMessage, onInteraction };
+  return { onMessage, onInteraction, deliver };
 }
 
 function threadName(text: string): string {

@@ -9,18 +9,19 @@ import { createHandlers } from './handlers.js';
 export interface DiscordAdapterOptions {
   /** The least time between two edits of a streamed reply. Default 1 s. */
   editIntervalMs?: number;
-  /** How long stop() lets running turns finish before disconnecting. Default 10 s. */
-  stopTimeoutMs?: number;
 }
 
 export interface DiscordAdapter extends PlatformAdapter {
-  /** The discord.js client (connected between start() and stop()). */
+  /** The discord.js client (connected between start() and close()). */
   readonly client: Client;
 }
 
 /**
  * Discord through discord.js: slash commands (`/ask`, `/quote`), mentions (answered in a new
  * thread), follow-ups in our threads, DMs and button clicks. Undefined without DISCORD_TOKEN.
+ * Each event is recorded in the inbox (an interaction after its acknowledgement); the inbox
+ * runs the turns, on whichever replica takes them, through the delivery function registered
+ * by start().
  */
 export function createDiscordAdapter(sb: Switchboard, options: DiscordAdapterOptions = {}): DiscordAdapter | undefined {
   const { config } = sb;
@@ -36,21 +37,17 @@ export function createDiscordAdapter(sb: Switchboard, options: DiscordAdapterOpt
     log,
     editIntervalMs: options.editIntervalMs ?? 1_000,
     conversationTtlMs: ttlMs,
+    inbox: sb.inbox,
+    maxPerThread: config.INBOX_THREAD_QUEUE_MAX,
   });
 
-  const running = new Set<Promise<void>>();
   let accepting = false;
-  const track = (work: Promise<void>) => {
-    const tracked = work
-      .catch((err: unknown) => log.error({ err }, 'discord event handler failed'))
-      .finally(() => running.delete(tracked));
-    running.add(tracked);
-  };
+  const handle = (work: Promise<void>) => void work.catch((err: unknown) => log.error({ err }, 'discord event handler failed'));
   client.on(Events.MessageCreate, (message) => {
-    if (accepting) track(handlers.onMessage(message));
+    if (accepting) handle(handlers.onMessage(message));
   });
   client.on(Events.InteractionCreate, (interaction) => {
-    if (accepting) track(handlers.onInteraction(interaction));
+    if (accepting) handle(handlers.onInteraction(interaction));
   });
   client.on(Events.ShardReconnecting, (shard) => log.info({ shard }, 'discord gateway reconnecting'));
   client.on(Events.ShardResume, (shard, replayed) => log.info({ shard, replayed }, 'discord gateway session resumed'));
@@ -64,6 +61,7 @@ export function createDiscordAdapter(sb: Switchboard, options: DiscordAdapterOpt
     name: 'discord',
     client,
     async start() {
+      sb.inbox.deliver('discord', handlers.deliver(client));
       const abort = new AbortController();
       const ready = once(client, Events.ClientReady, { signal: abort.signal });
       ready.catch(() => {}); // settled below; this keeps an abort from going unhandled
@@ -83,10 +81,15 @@ export function createDiscordAdapter(sb: Switchboard, options: DiscordAdapterOpt
       }
       log.info({ user: client.user?.tag, guilds: client.guilds.cache.size }, 'discord connected');
     },
+    /** For /readyz: the gateway session is up. */
+    ready: () => client.isReady(),
+    /** No new events; turns already in the inbox keep running (and posting) until it drains. */
     async stop() {
       accepting = false;
-      const timeout = new Promise((resolve) => setTimeout(resolve, options.stopTimeoutMs ?? 10_000).unref());
-      await Promise.race([Promise.allSettled([...running]), timeout]);
+    },
+    /** Disconnects, once the inbox has drained. */
+    async close() {
+      accepting = false;
       await client.destroy();
     },
   };

@@ -16,6 +16,8 @@ export interface LiveReply {
   finish(messages: OutgoingMessage[]): Promise<MessageRef[]>;
   /** Shows an error: in place of the progress, or after the answer if it was (partly) posted. */
   fail(text: string): Promise<void>;
+  /** Stops writing (the turn was handed back): nothing more is posted; waits for a write in flight. */
+  stop(): Promise<void>;
   readonly done: boolean;
 }
 
@@ -97,6 +99,12 @@ export function createLiveReply(sink: ReplySink, opts: LiveReplyOptions): LiveRe
       await settle();
       if (answered) await sink.notice(message);
       else await sink.fail(message, ref);
+    },
+    async stop() {
+      done = true;
+      clearTimeout(timer);
+      timer = undefined;
+      await writing;
     },
     get done() {
       return done;

@@ -1,10 +1,11 @@
 import {
   MessageFlags,
-  type ButtonInteraction,
-  type ChatInputCommandInteraction,
+  type InteractionWebhook,
   type Message,
   type MessageCreateOptions,
+  type NewsChannel,
   type SendableChannels,
+  type TextChannel,
 } from 'discord.js';
 import type { Logger } from '../../logger.js';
 import { LIMITS, truncate } from './limits.js';
@@ -23,7 +24,10 @@ export interface MessageRef {
 export interface ReplySink {
   open(message: OutgoingMessage): Promise<MessageRef>;
   send(message: OutgoingMessage): Promise<MessageRef>;
-  edit(ref: MessageRef, message: OutgoingMessage): Promise<void>;
+  /** Replaces a message's content; returns the ref with its snowflake when Discord tells it. */
+  edit(ref: MessageRef, message: OutgoingMessage): Promise<MessageRef | void>;
+  /** Deletes a message of ours (a replay's leftovers). */
+  remove?(ref: MessageRef): Promise<void>;
   /** Replaces the progress (`live`, the message opened so far, if any) with an error. */
   fail(text: string, live: MessageRef | undefined): Promise<void>;
   /** Adds a warning and leaves what was already posted alone. */
@@ -45,8 +49,8 @@ export function toDiscordOptions(m: OutgoingMessage) {
   } satisfies MessageCreateOptions;
 }
 
-const warning = (text: string) => truncate(`⚠️ ${text}`, LIMITS.content);
-const plain = (content: string): OutgoingMessage => ({ content, embeds: [], components: [], files: [] });
+export const warning = (text: string) => truncate(`⚠️ ${text}`, LIMITS.content);
+export const plain = (content: string): OutgoingMessage => ({ content, embeds: [], components: [], files: [] });
 const refOf = (m: Message): MessageRef => ({ id: m.id, messageId: m.id });
 
 /** Posts in a channel we can write to (a DM, or a thread we are part of). */
@@ -61,11 +65,16 @@ export function channelSink(channel: SendableChannels): ReplySink {
     const message = sent.get(ref.messageId);
     if (message) await message.edit(toDiscordOptions(m));
     else await channel.messages.edit(ref.messageId, toDiscordOptions(m));
+    return ref;
   };
   return {
     open: send,
     send,
     edit,
+    async remove(ref) {
+      await channel.messages.delete(ref.messageId);
+      sent.delete(ref.messageId);
+    },
     async fail(text, live) {
       if (live) await edit(live, plain(warning(text)));
       else await send(plain(warning(text)));
@@ -75,87 +84,146 @@ export function channelSink(channel: SendableChannels): ReplySink {
   };
 }
 
+/** A guild channel where a mention is answered in a thread started from it. */
+export type ThreadParent = TextChannel | NewsChannel;
+
+/** Discord: "A thread has already been created for this message". */
+const THREAD_ALREADY_CREATED = 160004;
+
 /**
- * Answers a mention in a plain channel in a new thread started from the message. The thread
- * is created when the first output is ready, so a refusal (e.g. an unknown server) is a plain
- * reply instead of a thread. Without the right to create threads, it answers in the channel.
+ * Answers a mention in a plain channel in a new thread started from the message (by id: the
+ * thread's id is the message's). The thread is created when the first output is ready, so a
+ * refusal (e.g. an unknown server) is a plain reply instead of a thread. Its id is recorded at
+ * once (`onThread`), so a replay passes it as `threadId` and answers there instead of starting
+ * another. Without the right to create threads, it answers in the channel.
  */
-export function threadSink(origin: Message<true>, threadName: string, log: Logger): ReplySink {
+export function threadSink(opts: {
+  parent: ThreadParent;
+  originId: string;
+  threadName: string;
+  /** The thread an earlier run of this turn started. */
+  threadId?: string;
+  /** Finds a thread by id (the client's channel manager). */
+  fetchThread: (id: string) => Promise<unknown>;
+  onThread: (id: string) => Promise<void>;
+  log: Logger;
+}): ReplySink {
+  const { parent, log } = opts;
   let inner: ReplySink | undefined;
-  const target = async (): Promise<ReplySink> => {
-    if (inner) return inner;
+  const existing = async (id: string): Promise<ReplySink | undefined> => {
+    const thread = (await opts.fetchThread(id).catch((err: unknown) => log.warn({ err, threadId: id }, 'could not find the thread of an earlier run'))) as SendableChannels | null | undefined;
+    return thread?.isSendable() ? channelSink(thread) : undefined;
+  };
+  const start = async (): Promise<ReplySink> => {
     try {
-      inner = channelSink(await origin.startThread({ name: threadName }));
+      const thread = await parent.threads.create({ name: opts.threadName, startMessage: opts.originId });
+      await opts.onThread(thread.id);
+      return channelSink(thread);
     } catch (err) {
-      log.warn({ err, channelId: origin.channelId, code: (err as { code?: unknown }).code }, 'could not start a thread; answering in the channel');
-      inner = channelSink(origin.channel);
+      const code = (err as { code?: unknown }).code;
+      // Started by a run that died before recording it: the thread carries the message's id.
+      const found = code === THREAD_ALREADY_CREATED ? await existing(opts.originId) : undefined;
+      if (found) {
+        await opts.onThread(opts.originId);
+        return found;
+      }
+      log.warn({ err, channelId: parent.id, code }, 'could not start a thread; answering in the channel');
+      return channelSink(parent);
     }
+  };
+  const target = async (): Promise<ReplySink> => {
+    inner ??= (opts.threadId ? await existing(opts.threadId) : undefined) ?? (await start());
     return inner;
   };
   return {
     open: async (m) => (await target()).open(m),
     send: async (m) => (await target()).send(m),
     edit: async (ref, m) => (await target()).edit(ref, m),
+    remove: async (ref) => (await target()).remove!(ref),
     async fail(text, live) {
-      if (inner) return inner.fail(text, live);
-      await origin.reply({ content: warning(text), allowedMentions: NO_PINGS });
+      if (inner || opts.threadId || live) return (await target()).fail(text, live);
+      await parent.send({ content: warning(text), reply: { messageReference: opts.originId, failIfNotExists: false }, allowedMentions: NO_PINGS });
     },
     notice: async (text) => (await target()).notice(text),
-    typing: () => (inner ? inner.typing!() : origin.channel.sendTyping()),
+    typing: () => (inner ? inner.typing!() : parent.sendTyping()),
   };
 }
 
 /** Interaction tokens live 15 minutes; past this margin, new messages go to the channel instead. */
 export const INTERACTION_WINDOW_MS = 15 * 60_000 - 30_000;
 
+/** The webhook calls we make (discord.js's InteractionWebhook; its typings omit deleteMessage). */
+export type InteractionHook = Pick<InteractionWebhook, 'send' | 'editMessage'> & { deleteMessage(message: string): Promise<void> };
+
 /**
- * Answers an interaction through its webhook: a slash command fills in its deferred reply
- * (`@original`), a button click posts a follow-up. Errors are ephemeral follow-ups. Once the
- * token is about to expire, the answer moves to the channel: a message that can no longer be
- * edited is replaced by a new one, which later edits then change.
+ * Answers an interaction through its webhook (the application id and the interaction token, so
+ * any replica can): a slash command fills in its deferred reply (`@original`), a button click
+ * posts a follow-up. Errors are ephemeral follow-ups. Once the token is about to expire, the
+ * answer moves to the channel: a message that can no longer be edited is replaced by a new
+ * one, which later edits then change.
  */
-export function interactionSink(
-  interaction: ChatInputCommandInteraction | ButtonInteraction,
-  opts: { receivedAt: number; now?: () => number; log: Logger },
-): ReplySink {
+export function interactionSink(opts: {
+  webhook: InteractionHook;
+  /** A slash command: its deferred reply is ours to fill in. A button click: answers are follow-ups. */
+  ownsOriginal: boolean;
+  /** The interaction's channel, for answers past the token's window. */
+  channel: () => Promise<SendableChannels | undefined>;
+  interactionId: string;
+  receivedAt: number;
+  now?: () => number;
+  log: Logger;
+}): ReplySink {
+  const { webhook, ownsOriginal } = opts;
   const now = opts.now ?? Date.now;
-  const ownsOriginal = interaction.isChatInputCommand();
-  const fallback = interaction.channel?.isSendable() ? channelSink(interaction.channel) : undefined;
+  let fallback: Promise<ReplySink | undefined> | undefined;
+  const channel = () =>
+    (fallback ??= opts.channel().then(
+      (c) => (c ? channelSink(c) : undefined),
+      (err: unknown) => (opts.log.warn({ err }, 'could not find the interaction’s channel'), undefined),
+    ));
   const inWindow = () => now() - opts.receivedAt < INTERACTION_WINDOW_MS;
   /** Interaction messages replaced in the channel after the window, by their `id`. */
   const moved = new Map<string, MessageRef>();
-  const followUp = async (m: OutgoingMessage) => refOf(await interaction.followUp(toDiscordOptions(m)));
-  const ephemeral = (text: string) => interaction.followUp({ content: warning(text), flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS });
+  const followUp = async (m: OutgoingMessage) => refOf(await webhook.send(toDiscordOptions(m)));
+  const ephemeral = (text: string) => webhook.send({ content: warning(text), flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS });
   const inChannel = async (m: OutgoingMessage) => {
-    if (!fallback) throw new Error('the interaction token expired and the channel is not reachable');
-    opts.log.warn({ interactionId: interaction.id }, 'interaction token window over; posting in the channel');
-    const ref = await fallback.send(m);
+    const sink = await channel();
+    if (!sink) throw new Error('the interaction token expired and the channel is not reachable');
+    opts.log.warn({ interactionId: opts.interactionId }, 'interaction token window over; posting in the channel');
+    const ref = await sink.send(m);
     moved.set(ref.id, ref);
     return ref;
   };
   const notice = async (text: string) => {
     if (inWindow()) await ephemeral(text);
-    else await fallback?.send(plain(warning(text)));
+    else await (await channel())?.send(plain(warning(text)));
   };
   return {
     async open(m) {
       if (!inWindow()) return inChannel(m);
       if (!ownsOriginal) return followUp(m);
-      const message = await interaction.editReply(toDiscordOptions(m));
+      const message = await webhook.editMessage('@original', toDiscordOptions(m));
       return { id: '@original', messageId: message.id };
     },
     send: (m) => (inWindow() ? followUp(m) : inChannel(m)),
     async edit(ref, m) {
       const replacement = moved.get(ref.id);
-      if (replacement) await fallback!.edit(replacement, m);
-      else if (inWindow()) await interaction.editReply({ ...toDiscordOptions(m), message: ref.id });
-      else moved.set(ref.id, await inChannel(m));
+      if (replacement) return (await channel())!.edit(replacement, m);
+      if (inWindow()) return { id: ref.id, messageId: (await webhook.editMessage(ref.id, toDiscordOptions(m))).id };
+      const ref2 = await inChannel(m);
+      moved.set(ref.id, ref2);
+      return ref2;
+    },
+    async remove(ref) {
+      const replacement = moved.get(ref.id);
+      if (replacement) return (await channel())!.remove!(replacement);
+      await webhook.deleteMessage(ref.id);
     },
     async fail(text, live) {
       if (!inWindow()) return notice(text);
       // Half-written progress is removed; the error is shown only to the person who asked.
-      if (live) await interaction.deleteReply(live.id).catch((err: unknown) => opts.log.warn({ err }, 'could not remove the progress message'));
-      else if (ownsOriginal) await interaction.deleteReply().catch((err: unknown) => opts.log.warn({ err }, 'could not remove the deferred reply'));
+      if (live) await webhook.deleteMessage(live.id).catch((err: unknown) => opts.log.warn({ err }, 'could not remove the progress message'));
+      else if (ownsOriginal) await webhook.deleteMessage('@original').catch((err: unknown) => opts.log.warn({ err }, 'could not remove the deferred reply'));
       await ephemeral(text);
     },
     notice,

@@ -1,11 +1,12 @@
 import type { Agent } from '../../agent/agent.js';
-import type { IncomingMessage } from '../../agent/types.js';
+import type { IncomingMessage, TurnEvent } from '../../agent/types.js';
 import type { Logger } from '../../logger.js';
 import { replyButtons } from '../../reply/plain-text.js';
+import { untilAborted } from '../../turns/index.js';
 import type { ActionStore } from './custom-id.js';
 import { createLiveReply } from './live-reply.js';
-import { renderReply } from './render.js';
-import type { MessageRef, ReplySink } from './sinks.js';
+import { renderReply, type OutgoingMessage } from './render.js';
+import { plain, warning, type MessageRef, type ReplySink } from './sinks.js';
 
 export interface TurnDeps {
   agent: Agent;
@@ -16,17 +17,54 @@ export interface TurnDeps {
   onButtons?: (ref: MessageRef, message: IncomingMessage) => Promise<void>;
 }
 
+/** One run of one inbox entry: how it is stopped, and what it and earlier runs posted. */
+export interface TurnRun {
+  /** Aborts when the replica stops mid-turn: the turn ends quietly (the entry is handed back). */
+  signal?: AbortSignal;
+  /**
+   * Messages an earlier run of this turn posted, in order. Non-empty: this run is a replay; it
+   * shows no progress and edits them with the final answer instead of posting it again.
+   */
+  earlier?: MessageRef[];
+  /** Records each message's ref as soon as it exists (see `MESSAGE_MARK`). */
+  record?: (id: string) => Promise<void>;
+}
+
+/** Recorded for every message a turn posts: `msg:<ref id>` ('@original' for a deferred reply). */
+export const MESSAGE_MARK = 'msg:';
+
 /** Discord shows "typing" for ten seconds; renewing it a bit sooner keeps it steady. */
 const TYPING_EVERY_MS = 8_000;
 
 /** Runs one turn of the core and renders its events into `sink`. Never throws. */
-export async function runTurn(deps: TurnDeps, message: IncomingMessage, sink: ReplySink): Promise<void> {
+export async function runTurn(deps: TurnDeps, message: IncomingMessage, target: ReplySink, run: TurnRun = {}): Promise<void> {
   const log = deps.log.child({ platform: 'discord', messageId: message.messageId, threadId: message.threadId });
-  const live = createLiveReply(sink, { minIntervalMs: deps.editIntervalMs, log });
+  const signal = run.signal ?? new AbortController().signal;
+  const sink = recording(target, run.record, log);
+  const events = untilAborted(deps.agent.handle(message, signal), signal);
   const stopTyping = keepTyping(sink, log);
+  try {
+    if (run.earlier?.length) await replay(deps, message, sink, run.earlier, events, signal, log);
+    else await live(deps, message, sink, events, signal, stopTyping, log);
+  } finally {
+    stopTyping();
+  }
+  if (signal.aborted) log.info('discord turn handed back at shutdown');
+}
+
+async function live(
+  deps: TurnDeps,
+  message: IncomingMessage,
+  sink: ReplySink,
+  events: AsyncIterable<TurnEvent>,
+  signal: AbortSignal,
+  stopTyping: () => void,
+  log: Logger,
+): Promise<void> {
+  const live = createLiveReply(sink, { minIntervalMs: deps.editIntervalMs, log });
   let streamed = '';
   try {
-    for await (const event of deps.agent.handle(message)) {
+    for await (const event of events) {
       switch (event.type) {
         case 'status':
           live.update({ status: `⏳ ${event.text}` });
@@ -59,15 +97,88 @@ export async function runTurn(deps: TurnDeps, message: IncomingMessage, sink: Re
           break;
       }
     }
+    if (signal.aborted) return void (await live.stop());
     if (!live.done) await live.fail('I could not finish that answer. Please try again.');
   } catch (err) {
+    if (signal.aborted) return void (await live.stop());
     log.error({ err, code: (err as { code?: unknown }).code }, 'could not post the answer to Discord');
     await live.fail('I could not post my answer here. The error has been logged.').catch((failErr: unknown) => {
       log.warn({ err: failErr }, 'could not tell the user about the failure either');
     });
-  } finally {
-    stopTyping();
   }
+}
+
+/** A replay: no progress; the final messages (or the error) replace what the earlier run posted. */
+async function replay(
+  deps: TurnDeps,
+  message: IncomingMessage,
+  sink: ReplySink,
+  earlier: MessageRef[],
+  events: AsyncIterable<TurnEvent>,
+  signal: AbortSignal,
+  log: Logger,
+): Promise<void> {
+  let done = false;
+  try {
+    for await (const event of events) {
+      if (event.type === 'reply') {
+        const buttons = replyButtons(event.reply);
+        const refs = await replaceEarlier(sink, earlier, renderReply(event.reply, { customIds: await deps.actions.encode(buttons) }), log);
+        done = true;
+        const last = refs.at(-1);
+        if (buttons.length > 0 && last) await deps.onButtons?.(last, message);
+      } else if (event.type === 'error') {
+        await replaceEarlier(sink, earlier, [plain(warning(event.message))], log);
+        done = true;
+      }
+    }
+    if (!done && !signal.aborted) await replaceEarlier(sink, earlier, [plain(warning('I could not finish that answer. Please try again.'))], log);
+  } catch (err) {
+    if (signal.aborted) return;
+    log.error({ err, code: (err as { code?: unknown }).code }, 'could not post the replayed answer to Discord');
+    if (!done) {
+      await replaceEarlier(sink, earlier, [plain(warning('I could not post my answer here. The error has been logged.'))], log).catch((failErr: unknown) => {
+        log.warn({ err: failErr }, 'could not tell the user about the failure either');
+      });
+    }
+  }
+}
+
+/** Edits the earlier messages in order, posts only the messages beyond them and deletes leftovers. */
+async function replaceEarlier(sink: ReplySink, earlier: MessageRef[], messages: OutgoingMessage[], log: Logger): Promise<MessageRef[]> {
+  const refs: MessageRef[] = [];
+  for (const [i, m] of messages.entries()) {
+    const old = earlier[i];
+    if (old) {
+      try {
+        refs.push((await sink.edit(old, m)) ?? old);
+        continue;
+      } catch (err) {
+        // Deleted meanwhile, or no longer editable: the answer must still be seen.
+        log.warn({ err, code: (err as { code?: unknown }).code, ref: old.id }, 'could not edit the earlier run’s message; posting it');
+      }
+    }
+    refs.push(await sink.send(m));
+  }
+  for (const extra of earlier.slice(messages.length)) {
+    await sink.remove?.(extra).catch((err: unknown) => log.warn({ err, ref: extra.id }, 'could not remove the earlier run’s extra message'));
+  }
+  log.info({ edited: Math.min(messages.length, earlier.length), posted: Math.max(0, messages.length - earlier.length) }, 'discord replay edited the earlier run’s messages');
+  return refs;
+}
+
+/** Records every message the sink creates as soon as Discord has it; a failed record only weakens a replay. */
+function recording(sink: ReplySink, record: TurnRun['record'], log: Logger): ReplySink {
+  if (!record) return sink;
+  const remember = async (ref: MessageRef) => {
+    await record(`${MESSAGE_MARK}${ref.id}`).catch((err: unknown) => log.warn({ err, ref: ref.id }, 'could not record a posted Discord message in the inbox'));
+    return ref;
+  };
+  return {
+    ...sink,
+    open: async (m) => remember(await sink.open(m)),
+    send: async (m) => remember(await sink.send(m)),
+  };
 }
 
 function keepTyping(sink: ReplySink, log: Logger): () => void {

@@ -24,9 +24,12 @@ beforeAll(async () => {
   h = await startHarness({ tools: [...testTools, reportTool, slowReportTool, bigReplyTool], extensions: [testExtension(recorded)], env: discord.env(), data });
   adapter = createDiscordAdapter(h.sb)!;
   await adapter.start();
+  await h.sb.inbox.start();
 });
 afterAll(async () => {
   await adapter?.stop();
+  await h?.sb.inbox.stop(2_000);
+  await adapter?.close?.();
   await h?.close();
   await data?.close();
   await discord?.close();

@@ -2,11 +2,11 @@
  * The live reply's throttling and failure paths, against a recording sink (the end-to-end
  * tests drive the same code through discord.js and the fake Discord).
  */
-import type { ChatInputCommandInteraction } from 'discord.js';
+import type { Message, SendableChannels } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { createLiveReply } from '../../../src/adapters/discord/live-reply.js';
 import type { OutgoingMessage } from '../../../src/adapters/discord/render.js';
-import { INTERACTION_WINDOW_MS, interactionSink, type MessageRef, type ReplySink } from '../../../src/adapters/discord/sinks.js';
+import { INTERACTION_WINDOW_MS, interactionSink, type InteractionHook, type MessageRef, type ReplySink } from '../../../src/adapters/discord/sinks.js';
 import { silentLogger } from '../../../src/logger.js';
 
 interface Write {
@@ -96,16 +96,18 @@ describe('interaction sink', () => {
     const sent: string[] = [];
     const edited: string[] = [];
     let clock = 0;
-    const interaction = {
-      id: '1',
-      isChatInputCommand: () => true,
-      channel: {
-        isSendable: () => true,
-        send: async (o: { content: string }) => (sent.push(o.content), { id: `c${sent.length}`, edit: async (e: { content: string }) => void edited.push(e.content) }),
+    const channel = {
+      isSendable: () => true,
+      send: async (o: { content: string }) => (sent.push(o.content), { id: `c${sent.length}`, edit: async (e: { content: string }) => void edited.push(e.content) }),
+    } as unknown as SendableChannels;
+    const webhook: InteractionHook = {
+      send: async () => {
+        throw new Error('no follow-ups expected');
       },
-      editReply: async (o: { content: string }) => (edited.push(`webhook: ${o.content}`), { id: 'orig' }),
-    } as unknown as ChatInputCommandInteraction;
-    const sink = interactionSink(interaction, { receivedAt: 0, now: () => clock, log: silentLogger() });
+      editMessage: async (_id: unknown, o: unknown) => (edited.push(`webhook: ${(o as { content: string }).content}`), { id: 'orig' }) as unknown as Message,
+      deleteMessage: async () => undefined,
+    };
+    const sink = interactionSink({ webhook, ownsOriginal: true, channel: async () => channel, interactionId: '1', receivedAt: 0, now: () => clock, log: silentLogger() });
     const live = await sink.open(msg('Thinking…'));
     expect(live).toEqual({ id: '@original', messageId: 'orig' });
     clock = INTERACTION_WINDOW_MS + 1;

@@ -35,8 +35,16 @@ afterAll(async () => {
 async function bot(discord: FakeDiscord, env: Record<string, string> = {}): Promise<{ h: Harness; adapter: DiscordAdapter }> {
   const h = await startHarness({ env: { ...discord.env(), ...env }, data, llm, tools: [reportTool], extensions: [testExtension({ commands: [] })] });
   const adapter = createDiscordAdapter(h.sb)!;
-  cleanup.push(() => h.close(), () => adapter.stop());
+  cleanup.push(
+    () => h.close(),
+    async () => {
+      await adapter.stop();
+      await h.sb.inbox.stop(2_000);
+      await adapter.close?.();
+    },
+  );
   await adapter.start();
+  await h.sb.inbox.start();
   return { h, adapter };
 }
 
@@ -119,8 +127,9 @@ describe('two gateway connections receiving the same events', () => {
       const first = await bot(discord, setup.redis ? { REDIS_URL: REDIS_URL! } : {});
       if (setup.redis) await bot(discord, { REDIS_URL: REDIS_URL! });
       else {
+        // Shares the first one's inbox (already started): its delivery function now answers for both.
         const second = createDiscordAdapter(first.h.sb)!;
-        cleanup.push(() => second.stop());
+        cleanup.push(async () => (await second.stop(), await second.close?.()));
         await second.start();
       }
       await discord.gateway.waitForReady(2);

@@ -4,16 +4,10 @@
  */
 import { getPriority } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { schedulingPolicy } from '../../src/adapters/http/thread-priority.js';
-
-function mainThreadPriority(): string {
-  const policy = schedulingPolicy('self', process.pid);
-  return policy === 5 ? 'idle' : `nice ${getPriority()}`;
-}
 
 export type ToChild = { type: 'measure' } | { type: 'report' } | { type: 'stop' };
 export type FromChild =
-  /** `priority`: the main thread's scheduling once the app is up (Linux), e.g. `idle` or `nice 0`. */
+  /** `priority`: the process's nice value once the app is up (the bench changes none). */
   | { type: 'ready'; url: string; priority: string }
   | { type: 'report'; cpuMs: number; loopDelayP99Ms: number }
   | { type: 'failed'; message: string };
@@ -43,5 +37,5 @@ export async function runUnderBench(start: () => Promise<{ url: string; stop(): 
       void app.stop().finally(() => process.exit(0));
     }
   });
-  send({ type: 'ready', url: app.url, priority: mainThreadPriority() });
+  send({ type: 'ready', url: app.url, priority: `nice ${getPriority()}` });
 }

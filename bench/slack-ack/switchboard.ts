@@ -1,7 +1,8 @@
 /**
  * Switchboard for bench/slack-ack.ts, started as `npm start` starts it (src/serve.ts: Slack over
- * HTTP behind the ingress thread, TURN_PRIORITY applied, embedded database), except that the LLM
- * is in-process: it "thinks" for `llmMs` on timers, using no CPU, then streams a short answer.
+ * HTTP through Bolt's HTTPReceiver, each event recorded in the inbox before its ack; embedded
+ * database; the Redis inbox with `redisUrl`), except that the LLM is in-process: it "thinks"
+ * for `llmMs` on timers, using no CPU, then streams a short answer.
  */
 import type { Completion, CompletionRequest, LlmClient } from '../../src/agent/llm-types.js';
 import { parseConfig } from '../../src/config.js';
@@ -9,7 +10,7 @@ import { silentLogger } from '../../src/logger.js';
 import { serve } from '../../src/serve.js';
 import { runUnderBench } from './child.js';
 
-const args = JSON.parse(process.argv[2] ?? '{}') as { slackApiUrl: string; botToken: string; signingSecret: string; llmMs: number; turnPriority?: string };
+const args = JSON.parse(process.argv[2] ?? '{}') as { slackApiUrl: string; botToken: string; signingSecret: string; llmMs: number; redisUrl?: string; queue?: string };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 class SleepyLlm implements LlmClient {
@@ -38,7 +39,7 @@ await runUnderBench(async () => {
     SLACK_BOT_TOKEN: args.botToken,
     SLACK_SIGNING_SECRET: args.signingSecret,
     SLACK_API_URL: args.slackApiUrl,
-    ...(args.turnPriority !== undefined ? { TURN_PRIORITY: args.turnPriority } : {}),
+    ...(args.redisUrl ? { REDIS_URL: args.redisUrl, INBOX_QUEUE: args.queue ?? 'bench' } : {}),
   });
   return serve(config, silentLogger(), { llm: new SleepyLlm(), tools: [] });
 });

@@ -90,35 +90,53 @@ export async function createRedisInbox(url: string, log: Logger, options: Partia
     }
   }
 
-  /** Runs only the head of the thread's order; heads left by entries that no longer exist are cleared. */
-  async function isHead(job: Job<InboxEntry>): Promise<boolean> {
-    const orderKey = k('order', job.data.thread);
-    for (let i = 0; i < 20; i++) {
-      const [head] = await producer.zrange(orderKey, 0, 0);
-      if (head === undefined || head === job.id) return true;
-      const state = await queue.getJobState(head);
-      const alive = state === 'waiting' || state === 'active' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children';
-      if (alive && !(await producer.exists(k('done', head)))) return false;
-      await producer.zrem(orderKey, head); // answered, failed or gone: it holds nobody up
-    }
-    return false;
+  /**
+   * One round trip at the start of a run: an answered entry is skipped; an entry that is not
+   * the head of its thread's order waits (the head is named, so a dead head can be cleared);
+   * otherwise the run is counted and what earlier runs recorded is returned.
+   */
+  const BEGIN = `
+    if redis.call('exists', KEYS[1]) == 1 then return {'done'} end
+    local head = redis.call('zrange', KEYS[2], 0, 0)[1]
+    if head and head ~= ARGV[1] then
+      return {'wait', head, redis.call('exists', ARGV[3] .. head)}
+    end
+    local n = redis.call('incr', KEYS[3])
+    redis.call('pexpire', KEYS[3], ARGV[2])
+    local out = {'run', tostring(n)}
+    for _, id in ipairs(redis.call('lrange', KEYS[4], 0, -1)) do out[#out + 1] = id end
+    return out`;
+
+  /** Whether the head of a thread's order can still run: waiting, delayed or running somewhere. */
+  async function headAlive(head: string, headDone: boolean): Promise<boolean> {
+    if (headDone) return false;
+    const state = await queue.getJobState(head);
+    return state === 'waiting' || state === 'active' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children';
   }
 
   async function process(job: Job<InboxEntry>, token?: string): Promise<void> {
     const entry = job.data;
     const jobId = job.id ?? toJobId(entry.id);
-    if (await producer.exists(k('done', jobId))) return;
-    if (!(await isHead(job))) {
+    const orderKey = k('order', entry.thread);
+    let begun: string[] = [];
+    for (let i = 0; ; i++) {
+      begun = (await producer.eval(BEGIN, 4, k('done', jobId), orderKey, k('runs', jobId), k('posted', jobId), jobId, o.dedupTtlMs, k('done', ''))) as string[];
+      if (begun[0] !== 'wait') break;
+      const head = begun[1] ?? '';
+      if (i < 20 && !(await headAlive(head, Number(begun[2]) === 1))) {
+        await producer.zrem(orderKey, head); // answered, failed or gone: it holds nobody up
+        continue;
+      }
       // An earlier message of this thread is still waiting or running: try again shortly.
       await job.moveToDelayed(Date.now() + 100 + Math.floor(Math.random() * 150), token);
       throw new DelayedError();
     }
+    if (begun[0] === 'done') return;
     const handler = handlers.get(entry.platform);
     if (!handler) throw new Error(`no delivery function for ${entry.platform}`);
-    const attempt = await producer.incr(k('runs', jobId));
-    await producer.pexpire(k('runs', jobId), o.dedupTtlMs);
+    const [, runs, ...recorded] = begun;
+    const attempt = Number(runs);
     const recordedKey = k('posted', jobId);
-    const recorded = await producer.lrange(recordedKey, 0, -1);
     const abort = new AbortController();
     running.set(jobId, abort);
     try {
@@ -141,7 +159,7 @@ export async function createRedisInbox(url: string, log: Logger, options: Partia
       await job.moveToWait(token);
       throw new WaitingError();
     }
-    const [next] = (await producer.eval(FINISH, 2, k('done', jobId), k('order', entry.thread), jobId, o.dedupTtlMs)) as string[];
+    const [next] = (await producer.eval(FINISH, 2, k('done', jobId), orderKey, jobId, o.dedupTtlMs)) as string[];
     if (next) await queue.getJob(next).then((j) => j?.promote()).catch(() => undefined); // it may already be waiting
   }
 

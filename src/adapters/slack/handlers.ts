@@ -70,7 +70,8 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
       void tellThread(message.channelId, message.threadId, THREAD_QUEUE_FULL_TEXT(deps.maxPerThread));
       return;
     }
-    if (inChannel) await state.follow(message.workspaceId, message.channelId, message.threadId);
+    // Not awaited: the ack does not wait for it (follow-ups arrive seconds later; it logs its own failure).
+    if (inChannel) void state.follow(message.workspaceId, message.channelId, message.threadId);
   };
 
   const tellThread = async (channel: string, threadTs: string, text: string) => {
@@ -131,7 +132,7 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
     }
     await ack();
     if (added === 'full' && responseUrl) void respondVia(responseUrl, log)(THREAD_QUEUE_FULL_TEXT(deps.maxPerThread));
-    else if (added === 'added' && !message.isDirect) await state.follow(message.workspaceId, message.channelId, message.threadId);
+    else if (added === 'added' && !message.isDirect) void state.follow(message.workspaceId, message.channelId, message.threadId);
   });
 
   app.error(async (error) => {

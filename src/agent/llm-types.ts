@@ -9,6 +9,19 @@ export interface AssembledToolCall {
   name: string;
   /** The raw JSON text the model produced; parsed and validated by the loop. */
   arguments: string;
+  /** Provider data sent back with the call on the next request (Gemini's thought signature). */
+  extraContent?: Record<string, unknown>;
+}
+
+/**
+ * The model's reasoning for one completion and the field it came in. Never shown to users.
+ * `reasoning_content` (DeepSeek, xAI, Qwen, Moonshot) is echoed on the assistant message of a
+ * tool-call step within the turn (DeepSeek's thinking mode answers 400 without it); `reasoning`
+ * (Groq) and Mistral's `thinking` parts are not sent back.
+ */
+export interface Reasoning {
+  text: string;
+  field: 'reasoning_content' | 'reasoning' | 'thinking';
 }
 
 /** One streamed completion, put back together. */
@@ -18,6 +31,7 @@ export interface Completion {
   toolCalls: AssembledToolCall[];
   finishReason: 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'function_call' | 'unknown';
   usage?: Usage;
+  reasoning?: Reasoning;
 }
 
 export interface CompletionRequest {
@@ -30,6 +44,8 @@ export interface CompletionRequest {
   signal?: AbortSignal;
   /** Called with each piece of visible text as it streams. */
   onText?: (delta: string) => void;
+  /** Called as the model reasons (progress only: the reasoning is never shown). */
+  onReasoning?: (delta: string) => void;
 }
 
 export interface LlmClient {

@@ -85,7 +85,7 @@ async function streamCompletion(openai: OpenAI, config: Config, req: CompletionR
   const signal = req.signal ? AbortSignal.any([req.signal, idle.signal]) : idle.signal;
   try {
     const stream = await openai.chat.completions.create(buildChatParams(config.OPENAI_MODEL, req), { signal });
-    const assembler = new StreamAssembler(req.onText && guardCallback(req.onText));
+    const assembler = new StreamAssembler(req.onText && guardCallback(req.onText), req.onReasoning && guardCallback(req.onReasoning));
     idle.start();
     for await (const chunk of stream) {
       idle.start();

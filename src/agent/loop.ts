@@ -58,6 +58,8 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   const data: Record<string, unknown> = {};
   let toolErrors = 0;
   let nudged = false;
+  /** The step whose reasoning was last announced: one `reasoning_status` per step. */
+  let reasoningShown = 0;
   // The tools offered on the latest step: calls are validated against what was offered.
   let lastToolbox = new Map<string, OfferedTool>();
 
@@ -73,6 +75,11 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       toolChoice: toolbox.size > 0 ? 'auto' : undefined,
       signal: input.signal,
       onText: (text) => emit({ type: 'text_delta', text }),
+      onReasoning: () => {
+        if (reasoningShown === step) return;
+        reasoningShown = step;
+        emit({ type: 'reasoning_status', text: 'Reasoning…' });
+      },
     });
     usage.promptTokens += completion.usage?.promptTokens ?? 0;
     usage.completionTokens += completion.usage?.completionTokens ?? 0;
@@ -105,7 +112,8 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     data,
     toolCalls,
     usage,
-    added: messages.slice(firstAdded),
+    // Reasoning is echoed within the turn only: the thread history keeps none of it.
+    added: messages.slice(firstAdded).map(withoutReasoning),
     ended,
     terminal,
   });
@@ -123,11 +131,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       return finish(completion, input.requireTerminal ? 'no_terminal' : 'answer');
     }
 
-    messages.push({
-      role: 'assistant',
-      content: completion.content || null,
-      tool_calls: completion.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
-    });
+    messages.push(toolCallMessage(completion));
     const budget = Math.max(0, limits.maxToolCalls - toolCalls.length);
     // A tool's own events (web_search, image_complete…) follow its tool_result, as the SSE contract says.
     const toolEvents = completion.toolCalls.map((): TurnEvent[] => []);
@@ -174,6 +178,33 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   const final = finish(last, 'step_cap');
   if (input.requireTerminal) final.ended = 'no_terminal';
   return final;
+}
+
+/**
+ * The assistant message of a tool-call step, as the provider needs it back on the next request:
+ * DeepSeek's thinking mode (and xAI, Qwen, Moonshot) want `reasoning_content` echoed, Gemini 3
+ * wants each call's `extra_content` (its thought signature). Fields the official types lack
+ * are added to the plain object the SDK sends as is.
+ */
+function toolCallMessage(completion: Completion): ChatMessage {
+  const message = {
+    role: 'assistant' as const,
+    content: completion.content || null,
+    tool_calls: completion.toolCalls.map((c) => ({
+      id: c.id,
+      type: 'function' as const,
+      function: { name: c.name, arguments: c.arguments },
+      ...(c.extraContent ? { extra_content: c.extraContent } : {}),
+    })),
+    ...(completion.reasoning?.field === 'reasoning_content' ? { reasoning_content: completion.reasoning.text } : {}),
+  };
+  return message;
+}
+
+function withoutReasoning(message: ChatMessage): ChatMessage {
+  if (message.role !== 'assistant' || !('reasoning_content' in message)) return message;
+  const { reasoning_content: _dropped, ...rest } = message as ChatMessage & { reasoning_content?: string };
+  return rest as ChatMessage;
 }
 
 function firstLine(text: string): string {

@@ -9,6 +9,8 @@ import type { Usage } from './types.js';
 export interface ChunkLike {
   choices?: ChoiceLike[] | null;
   usage?: UsageLike | null;
+  /** Groq's older layout carries usage only here. */
+  x_groq?: { usage?: UsageLike | null } | null;
 }
 
 export interface ChoiceLike {
@@ -18,15 +20,28 @@ export interface ChoiceLike {
 }
 
 export interface DeltaLike {
-  content?: string | null;
+  /** A string, or (Mistral's reasoning models) an array of typed parts: `text` and `thinking`. */
+  content?: string | ContentPartLike[] | null;
   refusal?: string | null;
+  /** Reasoning text: DeepSeek, xAI, Qwen/Alibaba, Moonshot (`reasoning_content`); Groq, OpenRouter (`reasoning`). */
+  reasoning_content?: string | null;
+  reasoning?: string | null;
   tool_calls?: ToolCallDeltaLike[] | null;
+}
+
+export interface ContentPartLike {
+  type?: string;
+  text?: string | null;
+  /** Mistral: `thinking` holds its own parts (or, in some versions, a string). */
+  thinking?: string | ContentPartLike[] | null;
 }
 
 export interface ToolCallDeltaLike {
   index?: number | null;
   id?: string | null;
   function?: { name?: string | null; arguments?: string | null } | null;
+  /** Provider data that must travel back with the call (Gemini: `{ google: { thought_signature } }`). */
+  extra_content?: Record<string, unknown> | null;
 }
 
 export interface UsageLike {
@@ -38,6 +53,7 @@ interface ToolCallSlot {
   id?: string;
   name: string;
   arguments: string;
+  extra?: Record<string, unknown>;
 }
 
 /**
@@ -48,17 +64,25 @@ interface ToolCallSlot {
 export class StreamAssembler {
   private content = '';
   private refusal = '';
+  private reasoning = '';
+  /** Which field carried the reasoning: a provider that sends `reasoning_content` wants it back on tool-call turns. */
+  private reasoningField: 'reasoning_content' | 'reasoning' | 'thinking' | undefined;
   private finishReason: Completion['finishReason'] = 'unknown';
   private usage: Usage | undefined;
   private readonly calls: ToolCallSlot[] = [];
   /** The most recent slot seen for each wire `index`; a later call may reuse an index (see `slotFor`). */
   private readonly byIndex = new Map<number, ToolCallSlot>();
 
-  constructor(private readonly onText?: (delta: string) => void) {}
+  constructor(
+    private readonly onText?: (delta: string) => void,
+    /** Called with each piece of reasoning (never shown to users; progress only). */
+    private readonly onReasoning?: (delta: string) => void,
+  ) {}
 
   push(chunk: ChunkLike): void {
     // Usage can come on any chunk (some providers repeat a running total), so the last one wins.
-    if (chunk.usage) this.usage = toUsage(chunk.usage);
+    const usage = chunk.usage ?? chunk.x_groq?.usage;
+    if (usage) this.usage = toUsage(usage);
     const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
     if (!choice) return;
     if (choice.delta) this.applyDelta(choice.delta);
@@ -74,16 +98,35 @@ export class StreamAssembler {
     };
     if (this.refusal) completion.refusal = this.refusal;
     if (this.usage) completion.usage = this.usage;
+    if (this.reasoning && this.reasoningField) completion.reasoning = { text: this.reasoning, field: this.reasoningField };
     return completion;
   }
 
   private applyDelta(delta: DeltaLike): void {
-    if (delta.content) {
-      this.content += delta.content;
-      this.onText?.(delta.content);
+    if (typeof delta.content === 'string') this.addText(delta.content);
+    else if (Array.isArray(delta.content)) {
+      for (const part of delta.content) {
+        if (part.type === 'thinking') this.addReasoning(partText(part.thinking), 'thinking');
+        else if (part.type === 'text' || part.type === undefined) this.addText(part.text ?? '');
+      }
     }
+    if (delta.reasoning_content) this.addReasoning(delta.reasoning_content, 'reasoning_content');
+    if (delta.reasoning) this.addReasoning(delta.reasoning, 'reasoning');
     if (delta.refusal) this.refusal += delta.refusal;
     for (const toolDelta of delta.tool_calls ?? []) this.applyToolDelta(toolDelta);
+  }
+
+  private addText(text: string): void {
+    if (!text) return;
+    this.content += text;
+    this.onText?.(text);
+  }
+
+  private addReasoning(text: string, field: 'reasoning_content' | 'reasoning' | 'thinking'): void {
+    if (!text) return;
+    this.reasoning += text;
+    this.reasoningField ??= field;
+    this.onReasoning?.(text);
   }
 
   private applyToolDelta(delta: ToolCallDeltaLike): void {
@@ -93,6 +136,7 @@ export class StreamAssembler {
     if (name && name !== slot.name) slot.name += name;
     const args = delta.function?.arguments;
     if (args) slot.arguments += args;
+    if (delta.extra_content && typeof delta.extra_content === 'object') slot.extra = { ...slot.extra, ...delta.extra_content };
   }
 
   /** Finds the call a delta belongs to, or starts a new one. */
@@ -123,8 +167,8 @@ export class StreamAssembler {
 }
 
 /** Assembles a whole stream at once; handy for tests and non-streaming replays. */
-export function assembleChunks(chunks: Iterable<ChunkLike>, onText?: (delta: string) => void): Completion {
-  const assembler = new StreamAssembler(onText);
+export function assembleChunks(chunks: Iterable<ChunkLike>, onText?: (delta: string) => void, onReasoning?: (delta: string) => void): Completion {
+  const assembler = new StreamAssembler(onText, onReasoning);
   for (const chunk of chunks) assembler.push(chunk);
   return assembler.result();
 }
@@ -135,7 +179,14 @@ function finishToolCall(slot: ToolCallSlot, position: number): AssembledToolCall
     id: slot.id ?? `call_${position}`,
     name: slot.name,
     arguments: normaliseArguments(slot.arguments),
+    ...(slot.extra ? { extraContent: slot.extra } : {}),
   };
+}
+
+/** Mistral's `thinking` is a list of text parts (or a plain string). */
+function partText(thinking: ContentPartLike['thinking']): string {
+  if (typeof thinking === 'string') return thinking;
+  return (thinking ?? []).map((p) => (typeof p.text === 'string' ? p.text : '')).join('');
 }
 
 /**

@@ -37,6 +37,8 @@ export interface ToolCallRecord {
 export type TurnEvent =
   | { type: 'status'; text: string }
   | { type: 'text_delta'; text: string }
+  /** The model is reasoning (seed 001's SSE event): progress only, the reasoning itself is never sent. */
+  | { type: 'reasoning_status'; text: string }
   | { type: 'tool_call_start'; callId: string; tool: string; title: string; arguments?: unknown }
   | { type: 'tool_result'; callId: string; tool: string; ok: boolean; summary: string }
   /** A tool's own event (e.g. `web_search`, `image_complete`), passed through to streams. */

@@ -67,6 +67,7 @@ async function live(
     for await (const event of events) {
       switch (event.type) {
         case 'status':
+        case 'reasoning_status':
           live.update({ status: `⏳ ${event.text}` });
           break;
         case 'text_delta':

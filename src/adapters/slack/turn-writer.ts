@@ -118,6 +118,8 @@ export class TurnWriter {
     if (this.earlier.length) return this.handleReplay(event);
     switch (event.type) {
       case 'status':
+      case 'reasoning_status':
+        // Reasoning shows as the assistant status ("Reasoning…") until the answer starts; never its text.
         if (this.mode === 'idle') await this.enqueue(() => this.setStatus(event.text));
         return;
       case 'text_delta':

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import { postEvent } from './fakes/slack/signing.js';
 import { startFakeSlack } from './fakes/slack/web-api.js';
+import { freePort } from './helpers/free-port.js';
 
 const TSX = ['node_modules/.bin/tsx', 'src/main.ts'];
 
@@ -24,14 +24,6 @@ function run(env: Record<string, string>, until?: (out: string) => boolean, time
       resolve({ code, out });
     });
   });
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
 }
 
 describe('npm start', () => {

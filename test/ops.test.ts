@@ -5,7 +5,6 @@
  * loopback proxies the test can cut.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/config.js';
 import { silentLogger } from '../src/logger.js';
 import { serve, type Serving } from '../src/serve.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-server.js';
@@ -13,6 +12,7 @@ import { postEvent } from './fakes/slack/signing.js';
 import { startFakeSlack } from './fakes/slack/web-api.js';
 import { createTestDatabase, migratePostgres, TEST_DATABASE_URL, TEST_DIMENSIONS, type TestDatabase } from './helpers/db.js';
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.js';
+import { serveConfig } from './helpers/harness.js';
 import { testTools } from './helpers/test-tools.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
@@ -44,7 +44,7 @@ describe('GET /metrics', () => {
   let app: Serving;
   beforeAll(async () => {
     llm = await startFakeOpenAI();
-    const config = parseConfig({ OPENAI_API_KEY: 'sk-ops', OPENAI_BASE_URL: llm.url, OPENAI_MODEL: 'gpt-ops', OPENAI_MAX_RETRIES: '0', PGLITE_MEMORY: '1', EMBEDDING_DIMENSIONS: '8', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
+    const config = serveConfig(llm.url, { OPENAI_MODEL: 'gpt-ops' });
     app = await serve(config, silentLogger(), { tools: testTools });
   });
   afterAll(async () => {
@@ -95,18 +95,7 @@ describe('GET /metrics with Slack over HTTP', () => {
     const llm = await startFakeOpenAI();
     const slack = await startFakeSlack({ botUserId: 'U0OPSBOT' });
     const secret = 'ops-signing-secret';
-    const config = parseConfig({
-      OPENAI_API_KEY: 'sk-ops',
-      OPENAI_BASE_URL: llm.url,
-      PGLITE_MEMORY: '1',
-      EMBEDDING_DIMENSIONS: '8',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      SLACK_BOT_TOKEN: slack.options.botToken,
-      SLACK_SIGNING_SECRET: secret,
-      SLACK_API_URL: slack.url,
-    });
+    const config = serveConfig(llm.url, { SLACK_BOT_TOKEN: slack.options.botToken, SLACK_SIGNING_SECRET: secret, SLACK_API_URL: slack.url });
     const app = await serve(config, silentLogger(), { tools: testTools });
     try {
       llm.script({ text: 'Once.' });
@@ -148,16 +137,12 @@ describe.skipIf(!REDIS_URL || !TEST_DATABASE_URL)('GET /readyz through outages',
     pgProxy = await startTcpProxy(Number(pgUrl.port || 5432));
     const redisUrl = new URL(REDIS_URL!);
     redisProxy = await startTcpProxy(Number(redisUrl.port || 6379));
-    const config = parseConfig({
-      OPENAI_API_KEY: 'sk-ops',
-      OPENAI_BASE_URL: llm.url,
+    const config = serveConfig(llm.url, {
+      PGLITE_MEMORY: '',
       DATABASE_URL: `postgres://${pgUrl.username}@127.0.0.1:${pgProxy.port}${pgUrl.pathname}`,
       REDIS_URL: redisProxy.url('redis'),
       INBOX_QUEUE: `ops${Date.now()}`,
       EMBEDDING_DIMENSIONS: String(TEST_DIMENSIONS),
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
     });
     app = await serve(config, silentLogger(), { tools: testTools });
   }, 60_000);

@@ -8,12 +8,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomInt, randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type RecordedRequest } from '../fakes/openai-server.js';
 import { postEvent } from '../fakes/slack/signing.js';
 import { startFakeSlack, type FakeMessage } from '../fakes/slack/web-api.js';
+import { freePort } from '../helpers/free-port.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 if (!REDIS_URL) console.warn('[chaos] TEST_REDIS_URL is not set: the replica chaos test is SKIPPED');
@@ -24,14 +24,6 @@ const THREADS = 25;
 const PER_THREAD = 8; // 200 messages, 400+ events
 const children: ChildProcess[] = [];
 afterAll(() => children.forEach((c) => c.kill('SIGKILL')));
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 interface Replica {
   name: string;

@@ -1,5 +1,6 @@
 import type { AgentExtension } from '../../src/agent/agent.js';
 import type { IncomingMessage, TurnEvent } from '../../src/agent/types.js';
+import type { PlatformAdapter } from '../../src/adapters/adapter.js';
 import { createSwitchboard, type Switchboard } from '../../src/app.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import type { DataPort } from '../../src/data/port.js';
@@ -109,4 +110,34 @@ export function sentMessages(body: Record<string, unknown>): { role: string; con
 export function sentToolNames(body: Record<string, unknown>): string[] {
   const tools = (body.tools ?? []) as { function: { name: string } }[];
   return tools.map((t) => t.function.name);
+}
+
+/**
+ * Starts a platform adapter and the inbox that runs its turns, as `serve()` does; the returned
+ * function shuts them down in serve()'s order: intake off, the inbox drained, then the
+ * connections closed.
+ */
+export async function runAdapter(sb: Switchboard, adapter: PlatformAdapter): Promise<() => Promise<void>> {
+  await adapter.start();
+  await sb.inbox.start();
+  return async () => {
+    await adapter.stop();
+    await sb.inbox.stop(2_000);
+    await adapter.close?.();
+  };
+}
+
+/** The configuration `serve()` gets in tests: the fake LLM, an in-memory database, port 0 on loopback. */
+export function serveConfig(llmUrl: string, env: Record<string, string> = {}): Config {
+  return parseConfig({
+    OPENAI_API_KEY: 'sk-serve-test',
+    OPENAI_BASE_URL: llmUrl,
+    OPENAI_MAX_RETRIES: '0',
+    PGLITE_MEMORY: '1',
+    EMBEDDING_DIMENSIONS: '8',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
 }

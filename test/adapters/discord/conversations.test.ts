@@ -9,7 +9,7 @@ import { createDiscordAdapter, type DiscordAdapter } from '../../../src/adapters
 import type { AdminDataPort } from '../../../src/data/index.js';
 import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
 import { openPgliteTestPort } from '../../helpers/db.js';
-import { sentMessages, startHarness, type Harness } from '../../helpers/harness.js';
+import { runAdapter, sentMessages, startHarness, type Harness } from '../../helpers/harness.js';
 import { testTools } from '../../helpers/test-tools.js';
 import { bigReplyTool, finalMessages, fromBot, LONG_SUGGESTION, reportTool, settle, slowReportTool, specProblems, testExtension, type Recorded } from './helpers.js';
 
@@ -17,19 +17,17 @@ let discord: FakeDiscord;
 let data: AdminDataPort;
 let h: Harness;
 let adapter: DiscordAdapter;
+let stopAdapter: (() => Promise<void>) | undefined;
 const recorded: Recorded = { commands: [] };
 
 beforeAll(async () => {
   [discord, data] = await Promise.all([startFakeDiscord(), openPgliteTestPort({ seedDemo: false })]);
   h = await startHarness({ tools: [...testTools, reportTool, slowReportTool, bigReplyTool], extensions: [testExtension(recorded)], env: discord.env(), data });
   adapter = createDiscordAdapter(h.sb)!;
-  await adapter.start();
-  await h.sb.inbox.start();
+  stopAdapter = await runAdapter(h.sb, adapter);
 });
 afterAll(async () => {
-  await adapter?.stop();
-  await h?.sb.inbox.stop(2_000);
-  await adapter?.close?.();
+  await stopAdapter?.();
   await h?.close();
   await data?.close();
   await discord?.close();

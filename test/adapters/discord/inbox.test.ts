@@ -13,7 +13,7 @@ import type { Delivery, DeliveryFn, Inbox, InboxEntry } from '../../../src/turns
 import { createMemoryInbox } from '../../../src/turns/memory-inbox.js';
 import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
 import { openPgliteTestPort } from '../../helpers/db.js';
-import { startHarness, type Harness } from '../../helpers/harness.js';
+import { runAdapter, startHarness, type Harness } from '../../helpers/harness.js';
 import { finalMessages, fromBot, isProgress, settle, specProblems, testExtension } from './helpers.js';
 
 let data: AdminDataPort;
@@ -169,18 +169,16 @@ describe('the inbox running the turns', () => {
   let discord: FakeDiscord;
   let h: Harness;
   let adapter: DiscordAdapter;
+  let stopAdapter: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     discord = await startFakeDiscord();
     h = await startHarness({ env: { ...discord.env(), INBOX_THREAD_QUEUE_MAX: '2' }, data, extensions: [testExtension({ commands: [] })] });
     adapter = createDiscordAdapter(h.sb)!;
-    await adapter.start();
-    await h.sb.inbox.start();
+    stopAdapter = await runAdapter(h.sb, adapter);
   });
   afterAll(async () => {
-    await adapter?.stop();
-    await h?.sb.inbox.stop(2_000);
-    await adapter?.close?.();
+    await stopAdapter?.();
     await h?.close();
     await discord?.close();
   });

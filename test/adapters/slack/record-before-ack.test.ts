@@ -4,13 +4,13 @@
  * a loopback TCP proxy the test cuts; the app runs as `npm start` runs it (`serve()`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config.js';
 import { silentLogger } from '../../../src/logger.js';
 import { serve, type Serving } from '../../../src/serve.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
 import { postEvent } from '../../fakes/slack/signing.js';
 import { startFakeSlack, type FakeSlack } from '../../fakes/slack/web-api.js';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
+import { serveConfig } from '../../helpers/harness.js';
 import { testTools } from '../../helpers/test-tools.js';
 import { eventBody, freshTs, mention } from './setup.js';
 
@@ -27,14 +27,7 @@ describe.skipIf(!REDIS_URL)('Slack over HTTP with the Redis inbox down', () => {
     llm = await startFakeOpenAI();
     slack = await startFakeSlack({ botUserId: 'U00FAKEBOT01' });
     proxy = await startTcpProxy(Number(new URL(REDIS_URL!).port || 6379));
-    const config = parseConfig({
-      OPENAI_API_KEY: 'sk-rba',
-      OPENAI_BASE_URL: llm.url,
-      PGLITE_MEMORY: '1',
-      EMBEDDING_DIMENSIONS: '8',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
+    const config = serveConfig(llm.url, {
       REDIS_URL: proxy.url('redis'),
       INBOX_QUEUE: `rba${Date.now()}`,
       SLACK_BOT_TOKEN: slack.options.botToken,

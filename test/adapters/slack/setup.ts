@@ -15,7 +15,7 @@ import type { AnyTool } from '../../../src/tools/tool.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
 import { postCommand, postEvent, postInteraction, type SignOptions } from '../../fakes/slack/signing.js';
 import { startFakeSlack, type FakeSlack } from '../../fakes/slack/web-api.js';
-import { startHarness, type Harness } from '../../helpers/harness.js';
+import { runAdapter, startHarness, type Harness } from '../../helpers/harness.js';
 
 export const SIGNING_SECRET = 'fake-signing-secret-for-tests';
 export const BOT_USER = 'U00FAKEBOT01';
@@ -80,8 +80,7 @@ export async function startSlackRig(opts: {
     if (!adapter.routes?.length) throw new Error('the Slack adapter offers no routes in HTTP mode');
     server = await startHttpServer(createHttpApp({ agent: h.sb.agent, log: h.sb.log }), 0, '127.0.0.1', adapter.routes);
   }
-  await adapter.start();
-  await h.sb.inbox.start();
+  const stopAdapter = await runAdapter(h.sb, adapter);
   const deliveredCount = () => h.logs.lines.filter((l) => l.msg === 'slack turn delivered').length;
   return {
     h,
@@ -94,9 +93,7 @@ export async function startSlackRig(opts: {
     delivered: (count, timeoutMs) => slack.waitFor(() => deliveredCount() >= count, `${count} delivered Slack turns (saw ${deliveredCount()})`, timeoutMs),
     async close() {
       await server?.close();
-      await adapter.stop();
-      await h.sb.inbox.stop(2_000);
-      await adapter.close?.();
+      await stopAdapter();
       await h.close();
       if (!opts.slack) await slack.close();
       if (!opts.llm) await llm.close();

@@ -163,11 +163,11 @@ export function createAgent(deps: AgentDeps): Agent {
   async function resolveText(message: IncomingMessage, scope: TurnScope, emit: (e: TurnEvent) => void): Promise<string | undefined> {
     let outcome: ActionResult = { message: message.text };
     if (message.action) {
-      const handler = ext.actions[message.action.id.split('.', 1)[0] ?? ''];
+      const handler = ownEntry(ext.actions, message.action.id.split('.', 1)[0] ?? '');
       if (!handler) throw new UserFacingError('bad_request', 'That button is no longer available. Ask me again in the thread.');
       outcome = await handler(message.action, scope);
     } else if (message.command) {
-      const handler = ext.commands[message.command.name];
+      const handler = ownEntry(ext.commands, message.command.name);
       if (!handler) throw new UserFacingError('bad_request', `Unknown command /${message.command.name}.`);
       outcome = await handler(message.command.options, scope);
     }
@@ -218,8 +218,14 @@ function toUserError(err: unknown, signal: AbortSignal | undefined): UserFacingE
   return new UserFacingError('internal', 'Something went wrong on my side while answering. The error has been logged.');
 }
 
+/** A handler registered under exactly this name, never one inherited from Object.prototype. */
+function ownEntry<T>(map: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(map, key) ? map[key] : undefined;
+}
+
 function mergeExtensions(list: AgentExtension[]): Required<AgentExtension> {
-  const out: Required<AgentExtension> = { actions: {}, commands: {}, modes: {} };
+  // Null-prototype maps: an action id or command name like `__proto__` or `toString` finds nothing.
+  const out: Required<AgentExtension> = { actions: Object.create(null) as Record<string, ActionHandler>, commands: Object.create(null) as Record<string, CommandHandler>, modes: Object.create(null) as Record<string, ModeDefinition> };
   for (const e of list) {
     Object.assign(out.actions, e.actions);
     Object.assign(out.commands, e.commands);

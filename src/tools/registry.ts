@@ -86,12 +86,36 @@ export function parseArguments(raw: string, schema: z.ZodObject): ParsedArgument
   } catch {
     return { ok: false, error: `Arguments are not valid JSON (${truncate(raw, 80)}). Send one JSON object.` };
   }
+  const forbidden = forbiddenKey(json);
+  if (forbidden) return { ok: false, error: `Invalid arguments: ${forbidden}: this key name is not allowed; send only the fields the tool describes.` };
   const result = schema.safeParse(stripNulls(json));
   if (result.success) return { ok: true, value: result.data as Record<string, unknown> };
   const problems = result.error.issues
     .slice(0, 5)
     .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
   return { ok: false, error: `Invalid arguments: ${problems.join('; ')}` };
+}
+
+/** Keys that reach an object's prototype when assigned: refused before anything copies them. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The path of the first prototype key anywhere in parsed JSON (JSON.parse makes `__proto__` an own key). */
+function forbiddenKey(value: unknown, path = ''): string | undefined {
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) {
+      const found = forbiddenKey(v, `${path}[${i}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const key of Object.keys(value)) {
+    const here = path ? `${path}.${key}` : key;
+    if (PROTOTYPE_KEYS.has(key)) return here;
+    const found = forbiddenKey((value as Record<string, unknown>)[key], here);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 function truncate(s: string, n: number): string {

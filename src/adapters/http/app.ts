@@ -1,6 +1,7 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { Agent } from '../../agent/agent.js';
@@ -16,6 +17,8 @@ const chatRequest = z.object({
   /** A button from an earlier reply's blocks (e.g. `campaigns.more`). */
   action: z.object({ id: z.string().min(1).max(100), value: z.string().max(2_000).optional() }).optional(),
 });
+
+const MAX_BODY_BYTES = 1024 * 1024;
 
 const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   bad_request: 400,
@@ -46,6 +49,8 @@ export function createHttpApp({ agent, log, apiToken, health }: HttpAppOptions):
     }
     return next();
   });
+  // Refused before it is read into memory, whatever the Content-Length claims.
+  app.use('/api/*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json(errorBody('payload_too_large', 'The request body is larger than 1 MB.'), 413) }));
 
   app.post('/api/chat', async (c) => {
     let body: unknown;

@@ -1,0 +1,86 @@
+/**
+ * Guards of the security issue that hold today: prototype keys in tool arguments are a
+ * validation error the model can fix (the tool never runs with a smuggled value), action ids
+ * and command names resolve only to registered handlers, and /api/* bodies over 1 MB are
+ * refused before they are read. Driven through the real app over HTTP and the fake LLM.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createHttpApp } from '../../src/adapters/http/app.js';
+import { parseArguments } from '../../src/tools/registry.js';
+import { defineTool } from '../../src/tools/tool.js';
+import { collect, message, sentMessages, startHarness, type Harness } from '../helpers/harness.js';
+
+const ran: unknown[] = [];
+const greet = defineTool({
+  name: 'greet',
+  title: 'Greeting',
+  description: 'Greets someone.',
+  input: z.object({ name: z.string().optional(), admin: z.boolean().optional() }),
+  async run(input) {
+    ran.push(input);
+    return { content: `Hello ${input.name ?? 'there'}${input.admin ? ' (admin)' : ''}` };
+  },
+});
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ tools: [greet] });
+});
+afterAll(() => h.close());
+beforeEach(() => {
+  h.llm.reset();
+  ran.length = 0;
+});
+
+const schema = z.object({ name: z.string().optional(), admin: z.boolean().optional() });
+
+describe('prototype keys in tool arguments', () => {
+  it.each([
+    ['{"__proto__": {"admin": true}}', '__proto__'],
+    ['{"name": "x", "constructor": {"prototype": {"admin": true}}}', 'constructor'],
+    ['{"name": "x", "nested": [{"prototype": 1}]}', 'nested[0].prototype'],
+  ])('%s is refused, naming %s', (raw, path) => {
+    expect(parseArguments(raw, schema)).toEqual({ ok: false, error: expect.stringContaining(`${path}: this key name is not allowed`) });
+  });
+
+  it('a smuggled __proto__ never reaches the tool: the model gets a fixable error and the retry runs clean', async () => {
+    h.llm.script(
+      { toolCalls: [{ name: 'greet', arguments: '{"__proto__": {"admin": true}, "name": "Eve"}' }] },
+      { toolCalls: [{ name: 'greet', arguments: { name: 'Eve' } }] },
+      { text: 'Greeted Eve.' },
+    );
+    await collect(h.sb.agent.handle(message('greet Eve')));
+    expect(ran).toEqual([{ name: 'Eve' }]);
+    const second = sentMessages(h.llm.requestsTo('/chat/completions')[1]!.body);
+    expect(second.find((m) => m.role === 'tool')?.content).toMatch(/__proto__: this key name is not allowed/);
+  });
+});
+
+describe('action ids and command names', () => {
+  const app = () => createHttpApp({ agent: h.sb.agent, log: h.sb.log });
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty.x'])('unknown action %s answers 400 with a clear message, not 500', async (id) => {
+    const res = await app().request('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: { id } }) });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: { code: 'bad_request', message: expect.stringMatching(/no longer available/) } });
+  });
+
+  it.each(['__proto__', 'constructor', 'valueOf'])('the command /%s is unknown, not a crash', async (name) => {
+    const events = await collect(h.sb.agent.handle(message('', { command: { name, options: {} } })));
+    expect(events.at(-1)).toEqual({ type: 'error', code: 'bad_request', message: `Unknown command /${name}.` });
+  });
+});
+
+describe('request size', () => {
+  it('refuses a body over 1 MB with 413 before parsing it, and still takes a normal one', async () => {
+    const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log });
+    const huge = JSON.stringify({ message: 'hi', padding: 'x'.repeat(20 * 1024 * 1024) });
+    const res = await app.request('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: huge });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ error: { code: 'payload_too_large', message: 'The request body is larger than 1 MB.' } });
+    expect(h.llm.requestsTo('/chat/completions')).toHaveLength(0);
+    h.llm.script({ text: 'Small is fine.' });
+    const ok = await app.request('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi' }) });
+    expect(ok.status).toBe(200);
+  });
+});

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { checkArgs } from './args.js';
@@ -75,7 +76,8 @@ function toTenant(row: z.infer<typeof tenantRow>): Tenant {
 /** Wraps a transport into the DataPort: allow-list, argument checks, row validation, errors, logs. */
 export function portOverTransport(transport: Transport, log: Logger, opts: PortOptions): AdminDataPort {
   const cacheMs = opts.tenantCacheMs ?? 10_000;
-  const tenantCache = new Map<string, { at: number; tenant: Tenant | null }>();
+  // Bounded: one entry per workspace seen, the least recently used dropped past 10,000.
+  const tenantCache = new LRUCache<string, { at: number; tenant: Tenant | null }>({ max: 10_000 });
 
   async function invoke<S extends z.ZodType>(
     fn: SqlFunctionName,

@@ -1,5 +1,6 @@
 import KeyvRedis, { createClient, type RedisClientType } from '@keyv/redis';
 import { Keyv } from 'keyv';
+import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
 import { scrubSecrets, type Logger } from '../logger.js';
 
@@ -38,62 +39,45 @@ export async function createKv(config: Pick<Config, 'REDIS_URL'>, log: Logger, o
   return createRedisKv(config.REDIS_URL, log, options);
 }
 
-/** Keyv's own Map store only drops an expired entry when it is read again, so one-off keys
- * (Slack event ids for dedup) would pile up forever; this Map forgets them on its own. */
-class ExpiringMap extends Map<string, unknown> {
-  private readonly expiresAt = new Map<string, number>();
-  private lastSweep = Date.now();
-
-  constructor(private readonly sweepEveryMs = 60_000) {
-    super();
+/**
+ * The in-memory store behind keyv: an LRU with a size bound and per-key TTLs (lru-cache), so
+ * neither one-off keys (dedup claims) nor a flood of new threads can grow it without limit.
+ * Keyv hands `set` a TTL in milliseconds; lru-cache takes it as an option.
+ */
+class BoundedStore {
+  private readonly lru: LRUCache<string, NonNullable<unknown>>;
+  constructor(max: number) {
+    this.lru = new LRUCache<string, NonNullable<unknown>>({ max });
   }
-
-  override get(key: string): unknown {
-    return this.isLive(key) ? super.get(key) : undefined;
+  get(key: string): unknown {
+    return this.lru.get(key);
   }
-
-  override has(key: string): boolean {
-    return this.isLive(key);
+  has(key: string): boolean {
+    return this.lru.has(key);
   }
-
-  override set(key: string, value: unknown, ttlMs?: number): this {
-    if (ttlMs && ttlMs > 0) this.expiresAt.set(key, Date.now() + ttlMs);
-    else this.expiresAt.delete(key);
-    this.sweepNowAndThen();
-    return super.set(key, value);
+  set(key: string, value: unknown, ttlMs?: number): this {
+    if (value === undefined || value === null) this.lru.delete(key);
+    else this.lru.set(key, value, ttlMs && ttlMs > 0 ? { ttl: ttlMs } : undefined);
+    return this;
   }
-
-  override delete(key: string): boolean {
-    const live = this.isLive(key);
-    this.expiresAt.delete(key);
-    return super.delete(key) && live;
+  delete(key: string): boolean {
+    return this.lru.delete(key);
   }
-
-  override clear(): void {
-    this.expiresAt.clear();
-    super.clear();
+  clear(): void {
+    this.lru.clear();
   }
-
-  private isLive(key: string, now = Date.now()): boolean {
-    const expiry = this.expiresAt.get(key);
-    if (expiry !== undefined && expiry <= now) {
-      this.expiresAt.delete(key);
-      super.delete(key);
-      return false;
-    }
-    return super.has(key);
-  }
-
-  private sweepNowAndThen(now = Date.now()): void {
-    if (now - this.lastSweep < this.sweepEveryMs) return;
-    this.lastSweep = now;
-    for (const [key, expiry] of this.expiresAt) if (expiry <= now) this.isLive(key, now);
+  get size(): number {
+    return this.lru.size;
   }
 }
 
-export function createMemoryKv(): KvStore {
-  const map = new ExpiringMap();
-  const keyv = new Keyv(map, { useKeyPrefix: false });
+/** Keys the in-memory store keeps at most (threads, follows, claims): the least recently used go first. */
+export const MEMORY_KV_MAX_KEYS = 100_000;
+
+export function createMemoryKv(maxKeys = MEMORY_KV_MAX_KEYS): KvStore {
+  const map = new BoundedStore(maxKeys);
+  // Keyv calls only get/set(key, value, ttl)/delete/clear/has on a Map store; its type asks for a whole Map.
+  const keyv = new Keyv(map as unknown as Map<string, unknown>, { useKeyPrefix: false });
   // Keys being written by setIfAbsent: the check and the claim happen with no await between
   // them, so two callers in this process cannot both see the key as absent.
   const claiming = new Set<string>();

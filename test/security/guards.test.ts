@@ -84,3 +84,32 @@ describe('request size', () => {
     expect(ok.status).toBe(200);
   });
 });
+
+describe('bounded memory', () => {
+  it('the in-memory store keeps at most its bound over 50,000 new threads, dropping the least recently used', async () => {
+    const { createMemoryKv } = await import('../../src/state/kv.js');
+    const { createThreadStore } = await import('../../src/agent/thread-store.js');
+    const kv = createMemoryKv(1_000);
+    const store = createThreadStore(kv, { ttlMs: 86_400_000 });
+    await store.save({ ...(await store.load('thread-keep')), history: [{ role: 'user', content: 'kept' }] });
+    for (let i = 0; i < 50_000; i++) {
+      if (i % 500 === 0) await store.load('thread-keep'); // used now and then: stays
+      await kv.set(`thread:flood-${i}`, { i }, 86_400_000);
+    }
+    expect(await kv.get('thread:flood-0')).toBeUndefined();
+    expect(await kv.get('thread:flood-49999')).toEqual({ i: 49_999 });
+    expect((await store.load('thread-keep')).history).toEqual([{ role: 'user', content: 'kept' }]);
+    let live = 0;
+    for (let i = 0; i < 50_000; i++) if ((await kv.get(`thread:flood-${i}`)) !== undefined) live++;
+    expect(live).toBeLessThan(1_000);
+  });
+
+  it('a claim expires on time in the bounded store (dedup TTLs still hold)', async () => {
+    const { createMemoryKv } = await import('../../src/state/kv.js');
+    const kv = createMemoryKv(10);
+    expect(await kv.setIfAbsent('claim', 1, 40)).toBe(true);
+    expect(await kv.setIfAbsent('claim', 1, 40)).toBe(false);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(await kv.setIfAbsent('claim', 1, 40)).toBe(true);
+  });
+});

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -72,6 +72,22 @@ describe('createDataPort with nothing configured', () => {
 
       const mismatch = openDataPort(testConfig({ ...env, EMBEDDING_MODEL: 'm', EMBEDDING_DIMENSIONS: '128' }), silentLogger());
       await expect(mismatch).rejects.toThrow(/EMBEDDING_DIMENSIONS: is 128 but the database stores 64-dimensional embeddings/);
+    });
+
+    it('starts after a crash that left a pid file naming this very pid (a container is always PID 1)', async () => {
+      const env = { PGLITE_MEMORY: '', PGLITE_DIR: join(dir, 'crashed') };
+      const first = await openDataPort(testConfig(env), silentLogger());
+      await first.close();
+      // What a crash leaves behind: the lock file, holding the pid the next start will have too.
+      await writeFile(`${join(dir, 'crashed')}.pid`, String(process.pid));
+      const restarted = await openDataPort(testConfig(env), silentLogger());
+      try {
+        expect((await restarted.defaultTenant()).isDefault).toBe(true);
+        // While it runs, a second opener in the same process is still refused.
+        await expect(openDataPort(testConfig(env), silentLogger())).rejects.toThrow(/is in use by process \d+; stop it first/);
+      } finally {
+        await restarted.close();
+      }
     });
   });
 });

@@ -30,9 +30,15 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Lock files this process holds: a second PGlite on the same directory in one process is refused too. */
+const heldHere = new Set<string>();
+
 /**
  * PGlite is one process's database: a second process opening the same directory (the
  * app and `npm run import` at once) would corrupt it. A pid file refuses that plainly.
+ * A pid file naming a dead process is stale; so is one naming this very process when this
+ * process does not hold it: in a container the app is always PID 1, so after a crash the
+ * file names "us" and would otherwise block every restart on that volume.
  */
 function lockDir(dir: string): () => void {
   // Beside the directory, not in it: PGlite takes any file inside for an existing database.
@@ -41,15 +47,20 @@ function lockDir(dir: string): () => void {
     writeFileSync(path, String(process.pid), { flag: 'wx' });
   } catch {
     const holder = Number(readFileSync(path, 'utf8'));
-    // A live holder, this process included (two PGlite instances on one directory are as bad).
-    if (Number.isInteger(holder) && holder > 0 && alive(holder)) {
+    const ours = holder === process.pid;
+    const live = Number.isInteger(holder) && holder > 0 && (ours ? heldHere.has(path) : alive(holder));
+    if (live) {
       throw new ConfigError([
         `PGLITE_DIR: the embedded database in ${dir} is in use by process ${holder}; stop it first (or use DATABASE_URL for shared access)`,
       ]);
     }
     writeFileSync(path, String(process.pid));
   }
-  return () => rmSync(path, { force: true });
+  heldHere.add(path);
+  return () => {
+    heldHere.delete(path);
+    rmSync(path, { force: true });
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Build stage: install all dependencies and check the types.
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -10,7 +10,7 @@ COPY supabase ./supabase
 RUN npx tsc -p tsconfig.build.json
 
 # Runtime stage: production dependencies and the compiled code, as a non-root user.
-FROM node:20-bookworm-slim AS runtime
+FROM node:22-bookworm-slim AS runtime
 ENV NODE_ENV=production PORT=3000 PGLITE_DIR=/data/pglite
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -1,4 +1,4 @@
-import { loadConfigForStartup } from './config.js';
+import { ConfigError, loadConfigForStartup } from './config.js';
 import { createLogger } from './logger.js';
 import { serve } from './serve.js';
 
@@ -21,6 +21,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  // Configuration problems (unreachable DATABASE_URL or REDIS_URL, a locked PGLITE_DIR, PORT in
+  // use) exit 2 like parse errors: restarting will not help until the setting is fixed.
+  if (err instanceof ConfigError) {
+    console.error(`Switchboard could not start.\n${err.message}`);
+    process.exit(2);
+  }
   const message = err instanceof Error ? err.message : String(err);
   console.error(`Switchboard could not start: ${message}`);
   process.exit(1);

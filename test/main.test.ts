@@ -1,4 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import { postEvent } from './fakes/slack/signing.js';
@@ -130,4 +135,36 @@ describe('npm start', () => {
     expect(out).not.toContain(slack.options.botToken);
     expect(code).toBe(0);
   }, 120_000);
+
+  it('exits 2 naming PORT when the port is taken', async () => {
+    const port = await freePort();
+    const blocker = createServer().listen(port, '127.0.0.1');
+    await once(blocker, 'listening');
+    try {
+      const { code, out } = await run({ OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: 'http://127.0.0.1:1/v1', PORT: String(port), HOST: '127.0.0.1', PGLITE_MEMORY: '1', LOG_LEVEL: 'silent' });
+      expect(code).toBe(2);
+      expect(out).toContain(`PORT: ${port} is already in use on 127.0.0.1`);
+      expect(out).not.toMatch(/\n\s+at /);
+    } finally {
+      blocker.close();
+    }
+  }, 60_000);
+
+  it('exits 2 naming DATABASE_URL when the database cannot be reached, and PGLITE_DIR when it is locked', async () => {
+    const unreachable = await run({ OPENAI_API_KEY: 'sk-x', DATABASE_URL: 'postgres://nobody:secret-pw@127.0.0.1:1/none', LOG_LEVEL: 'silent' });
+    expect(unreachable.code).toBe(2);
+    expect(unreachable.out).toMatch(/DATABASE_URL: cannot query the database at 127\.0\.0\.1:1/);
+    expect(unreachable.out).not.toContain('secret-pw');
+
+    const dir = await mkdtemp(join(tmpdir(), 'sb-locked-'));
+    try {
+      // A live process (this test runner) holds the embedded database.
+      await writeFile(`${join(dir, 'db')}.pid`, String(process.pid));
+      const locked = await run({ OPENAI_API_KEY: 'sk-x', PGLITE_DIR: join(dir, 'db'), LOG_LEVEL: 'silent' });
+      expect(locked.code).toBe(2);
+      expect(locked.out).toMatch(/PGLITE_DIR: the embedded database in .* is in use by process \d+/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

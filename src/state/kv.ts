@@ -1,7 +1,7 @@
 import KeyvRedis, { createClient, type RedisClientType } from '@keyv/redis';
 import { Keyv } from 'keyv';
 import { LRUCache } from 'lru-cache';
-import type { Config } from '../config.js';
+import { ConfigError, type Config } from '../config.js';
 import { scrubSecrets, type Logger } from '../logger.js';
 
 /** The node-redis client behind the store, for the few callers that need raw commands (the thread lock). */
@@ -109,10 +109,10 @@ async function createRedisKv(url: string, log: Logger, options: KvOptions): Prom
   const lastError = watchConnection(client, where, password, log);
   if (!(await connectWithin(client, options.connectTimeoutMs ?? 10_000))) {
     if (client.isOpen) client.destroy();
-    throw new Error(
-      `Redis at ${where} is unreachable (${lastError() ?? 'no answer'}). ` +
+    throw new ConfigError([
+      `REDIS_URL: Redis at ${where} is unreachable (${lastError() ?? 'no answer'}). ` +
         'Check REDIS_URL and that Redis is running, or unset REDIS_URL to keep state in memory.',
-    );
+    ]);
   }
   log.info({ backend: 'redis', redis: where, namespace }, 'thread state is kept in Redis');
 

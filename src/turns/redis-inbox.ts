@@ -1,5 +1,6 @@
 import { DelayedError, Queue, WaitingError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
+import { ConfigError } from '../config.js';
 import type { Logger } from '../logger.js';
 import {
   DEFAULT_INBOX_OPTIONS,
@@ -38,7 +39,12 @@ export async function createRedisInbox(url: string, log: Logger, options: Partia
   // worker's connection waits out blips, as BullMQ requires.
   const producer = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true, connectTimeout: 5_000 });
   producer.on('error', (err) => log.warn({ err }, 'inbox redis connection error'));
-  await producer.connect();
+  try {
+    await producer.connect();
+  } catch (err) {
+    producer.disconnect();
+    throw new ConfigError([`REDIS_URL: the inbox cannot reach Redis (${err instanceof Error ? err.message.split('\n')[0] : String(err)}). Check REDIS_URL and that Redis is running.`]);
+  }
   const queue = new Queue(o.queue, {
     connection: producer,
     prefix: o.prefix,

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
+import { ConfigError } from '../../config.js';
 
 /** A Node request handler mounted under a path prefix (Slack's Bolt receiver wants raw req/res). */
 export interface NodeRoute {
@@ -24,7 +25,11 @@ export async function startHttpServer(app: Hono, port: number, host: string, rou
     void (route ? route.handle(req, res) : honoListener(req, res));
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') reject(new ConfigError([`PORT: ${port} is already in use on ${host}; stop what is listening there or choose another PORT`]));
+      else if (err.code === 'EACCES') reject(new ConfigError([`PORT: ${port} on ${host} needs privileges this process does not have; choose a PORT above 1023`]));
+      else reject(err);
+    });
     server.listen(port, host, () => resolve());
   });
   const { port: bound } = server.address() as AddressInfo;

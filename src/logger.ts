@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 export type { Logger };
 
@@ -21,7 +22,11 @@ export const REDACT_PATHS = [
   'headers.authorization',
 ];
 
-export function createLogger(level = 'info', destination?: pino.DestinationStream): Logger {
+/**
+ * JSON lines (for log collectors); on an interactive terminal with no destination given,
+ * pino-pretty's readable lines instead.
+ */
+export function createLogger(level = 'info', destination: pino.DestinationStream | undefined = process.stdout.isTTY ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,app' }) : undefined): Logger {
   return pino(
     {
       level,

@@ -7,6 +7,9 @@ async function main(): Promise<void> {
   const config = loadConfigForStartup();
   const log = createLogger(config.LOG_LEVEL);
   const running = await serve(config, log);
+  // Which model answers, and where: the first thing to check when answers look wrong (never the key).
+  const endpoint = config.OPENAI_BASE_URL ? new URL(config.OPENAI_BASE_URL).origin : 'https://api.openai.com';
+  log.info({ llm: endpoint, model: config.OPENAI_MODEL }, `LLM: ${config.OPENAI_MODEL} at ${endpoint}`);
 
   let stopping = false;
   const stop = async (signal: string) => {

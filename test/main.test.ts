@@ -70,6 +70,8 @@ describe('npm start', () => {
     const { code, out } = await exited;
     await llm.close();
     expect(out).not.toContain('sk-main-test');
+    // The startup line names the model and its endpoint (and never the key).
+    expect(out).toContain(`LLM: gpt-4o-mini at ${new URL(llm.url).origin}`);
     expect(health).toMatchObject({ ok: true, data: 'pglite' });
     expect(chat).toMatchObject({ response: 'Hello from the fake model.' });
     expect(code).toBe(0); // graceful shutdown on SIGTERM

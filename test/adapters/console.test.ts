@@ -57,4 +57,28 @@ describe('console adapter', () => {
     await session.send(':9');
     expect(out).toMatch(/No button 9/);
   });
+
+  it('puts a blank line between the streamed answer and its cards, and shows search highlights without raw asterisks', async () => {
+    const highlighted = defineTool({
+      name: 'find_campaign',
+      title: 'Searching',
+      description: 'Finds a campaign.',
+      input: z.object({}),
+      async run() {
+        return { content: 'Found one.', blocks: [{ type: 'cards', cards: [{ title: 'Autumn promo', fields: [], body: 'A **cash-back** offer for **autumn**.' }] }] };
+      },
+    });
+    const local = await startHarness({ tools: [highlighted], llm: h.llm });
+    try {
+      let out = '';
+      const session = createConsoleSession(local.sb.agent, { write: (t) => (out += t) }, { filesDir: tmpdir() });
+      h.llm.script({ toolCalls: [{ name: 'find_campaign', arguments: {} }] }, { text: 'One campaign matches.' });
+      await session.send('cash-back campaigns?');
+      expect(out).toMatch(/One campaign matches\.\n\n/);
+      expect(out).toContain('A cash-back offer for autumn.');
+      expect(out).not.toContain('**');
+    } finally {
+      await local.close();
+    }
+  });
 });

@@ -85,10 +85,18 @@ export function createConsoleSession(agent: Agent, out: ConsoleOutput, opts: { f
       await writeFile(path, block.file.data);
       saved.push(`📎 ${block.file.title ?? block.file.name} saved to ${path}${block.file.preview ? `\n${block.file.preview}` : ''}`);
     }
-    return [alreadyShown ? '' : '\n', body, ...saved].filter(Boolean).join('\n');
+    const parts = [terminalMarkdown(body, bold), ...saved].filter(Boolean);
+    // A blank line between the streamed answer (which ends mid-line) and the cards under it.
+    return parts.length ? `\n\n${parts.join('\n')}` : '';
   }
 
   return { threadId, send };
 }
 
 const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
+const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
+
+/** `**highlight**` (search matches, bold in cards) shown as bold in a terminal, as plain words elsewhere. */
+export function terminalMarkdown(text: string, emphasize: (s: string) => string): string {
+  return text.replace(/\*\*([^*\n]+?)\*\*/g, (_, inner: string) => emphasize(inner));
+}

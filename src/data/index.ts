@@ -134,10 +134,27 @@ export async function openDataPort(config: Config, log: Logger, opts: DataPortOp
     if (!vectors) log.info({ transport: kind }, 'pgvector is not installed: semantic search falls back to full-text');
     if (fresh && opts.seedDemo !== false) await seedDemo(port, { log, ...(opts.demoAnchor ? { anchor: opts.demoAnchor } : {}) });
     await reportEmbeddings(port, config, log, fresh ? opts.embed : undefined);
+    if (!(fresh && opts.seedDemo !== false)) await hintIfEmpty(port, log);
     return port;
   } catch (err) {
     await transport.close().catch(() => {});
     throw err;
+  }
+}
+
+/** A database with no campaigns answers every search with nothing: say how to fill it. Never fatal. */
+async function hintIfEmpty(port: AdminDataPort, log: Logger): Promise<void> {
+  try {
+    const tenant = await port.defaultTenant();
+    const [status] = await port.call('embedding_status', { tenant_id: tenant.id }, embeddingStatusRow);
+    if (status && status.campaigns === 0) {
+      log.info(
+        { tenant: tenant.slug ?? tenant.id },
+        'the database has no campaigns yet: `npm run db:migrate -- --seed-demo` adds the demo data, `npm run import -- campaigns <file>` your own',
+      );
+    }
+  } catch (err) {
+    log.debug({ err }, 'could not count campaigns');
   }
 }
 

@@ -185,6 +185,6 @@ describe('npm run import', () => {
     expect((failed as { stderr: string }).stderr).toContain('line 3: capture_date: expected a date as YYYY-MM-DD');
     const good = await file('cli-good.csv', [CSV_HEADER, csvRow('c1', 'ok'), csvRow('c2', 'fine')].join('\n'));
     const { stdout } = await cli(good);
-    expect(stdout).toMatch(/Imported 2 campaigns row\(s\) into tenant "default" .*2 new, 0 updated, 0 unchanged/);
+    expect(stdout).toMatch(/Imported 2 campaigns row\(s\) into tenant "default" of (the embedded database in \S+|Postgres at \S+) in .*2 new, 0 updated, 0 unchanged/);
   }, 60_000);
 });

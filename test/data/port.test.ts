@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { hashEmbedder } from '../../bench/generate-campaigns.js';
+import { captureLogs } from '../helpers/harness.js';
 import { ConfigError, parseConfig } from '../../src/config.js';
 import type { ReadFunctionName } from '../../src/data/catalogue.js';
 import {
@@ -200,5 +201,18 @@ describe('configuration errors', () => {
         await db.drop();
       }
     });
+  });
+});
+
+describe('an empty database', () => {
+  it('logs a hint saying how to fill it, once, when it has no campaigns', async () => {
+    const { log, logs } = captureLogs();
+    const port = await openDataPort(testConfig(), log, { seedDemo: false });
+    try {
+      expect(logs.lines.filter((l) => String(l.msg).startsWith('the database has no campaigns yet'))).toHaveLength(1);
+      expect(logs.text()).toContain('npm run db:migrate -- --seed-demo');
+    } finally {
+      await port.close();
+    }
   });
 });

@@ -15,6 +15,20 @@ export function cliSetup(): { config: Config; log: Logger } {
   return { config, log: createLogger(level, pino.destination(2)) };
 }
 
+/** The database a command writes to, named for a person (no credentials). */
+export function describeTarget(config: Config): string {
+  const host = (url: string) => {
+    try {
+      return new URL(url).host;
+    } catch {
+      return '(unparseable URL)';
+    }
+  };
+  if (config.DATABASE_URL) return `Postgres at ${host(config.DATABASE_URL)}`;
+  if (config.SUPABASE_URL) return `Supabase at ${host(config.SUPABASE_URL)}`;
+  return config.PGLITE_MEMORY ? 'the embedded database in memory' : `the embedded database in ${config.PGLITE_DIR}`;
+}
+
 /** `--name value` and `--flag` options, plus positional arguments. */
 export function parseArgs(argv: string[]): { positional: string[]; options: Map<string, string | true> } {
   const positional: string[] = [];

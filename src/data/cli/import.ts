@@ -6,13 +6,19 @@
  */
 import { openAiEmbedder, embedMissing } from '../embed.js';
 import { importFile } from '../import/run.js';
-import { IMPORT_TABLES } from '../import/tables.js';
+import { IMPORT_TABLES, tableColumns, tableSchema } from '../import/tables.js';
 import { openDataPort } from '../index.js';
 import { tenantListRow } from '../rows.js';
-import { cliSetup, fail, parseArgs } from './common.js';
+import { cliSetup, describeTarget, fail, parseArgs } from './common.js';
 
+/** Each table and its columns; `?` marks an optional one. */
 const USAGE = `Usage: npm run import -- <table> <file.csv|file.jsonl> [--tenant <slug>] [--no-embed]
-Tables: ${IMPORT_TABLES.join(', ')}`;
+CSV has a header row with these column names; JSONL has one object per line with these keys.
+Tables and columns (? = optional):
+${IMPORT_TABLES.map((t) => {
+  const shape = tableSchema(t).shape as Record<string, { isOptional(): boolean }>;
+  return `  ${t}: ${tableColumns(t).map((c) => (shape[c]?.isOptional() ? `${c}?` : c)).join(', ')}`;
+}).join('\n')}`;
 
 async function main(): Promise<number> {
   const { positional, options } = parseArgs(process.argv.slice(2));
@@ -42,7 +48,7 @@ async function main(): Promise<number> {
       return 1;
     }
     console.log(
-      `Imported ${result.rows} ${table} row(s) into tenant "${tenant.slug}" in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
+      `Imported ${result.rows} ${table} row(s) into tenant "${tenant.slug}" of ${describeTarget(config)} in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
         `${result.inserted} new, ${result.updated} updated, ${result.unchanged} unchanged.`,
     );
     if (table === 'campaigns' && !options.has('no-embed')) {

@@ -11,7 +11,7 @@ import { appliedMigrations, loadMigrations, migrate } from '../migrate.js';
 import { openPglite } from '../transports/pglite.js';
 import { openPostgres } from '../transports/postgres.js';
 import type { SqlClient } from '../transports/types.js';
-import { cliSetup, fail, parseArgs } from './common.js';
+import { cliSetup, describeTarget, fail, parseArgs } from './common.js';
 
 async function main(): Promise<number> {
   const { options } = parseArgs(process.argv.slice(2));
@@ -23,7 +23,7 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  const target = config.DATABASE_URL ? `Postgres at ${new URL(config.DATABASE_URL).host}` : `embedded database in ${config.PGLITE_DIR}`;
+  const target = describeTarget(config);
   const sql: SqlClient = config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : await openPglite(config.PGLITE_DIR);
   try {
     if (options.has('status')) {

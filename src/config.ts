@@ -19,6 +19,12 @@ const optionalUrl = z
   .optional();
 const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(def);
+const optionalPositiveInt = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? undefined : Number(v)))
+  .pipe(z.number({ error: 'expected a whole number' }).int('expected a whole number').positive('must be greater than 0').optional());
 const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
   .optional()
@@ -48,6 +54,10 @@ export const configSchema = z
     TURN_TIMEOUT_MS: int(120_000, 1_000),
     HISTORY_MAX_TOKENS: int(6_000, 200),
     THREAD_TTL_DAYS: int(30, 1),
+    /** Tokens (prompt + completion) one user may use per UTC day; unset = unlimited. */
+    TOKEN_BUDGET_PER_USER_DAILY: optionalPositiveInt,
+    /** Tokens one tenant may use per UTC month; unset = unlimited. */
+    TOKEN_BUDGET_PER_TENANT_MONTHLY: optionalPositiveInt,
     // Inbox (durable with REDIS_URL)
     /** Turns run at once by this process (different threads). */
     INBOX_CONCURRENCY: int(16, 1, 1_000),

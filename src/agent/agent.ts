@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { createBudgets, type BudgetConfig } from './budget.js';
 import { tenantFor } from '../data/index.js';
 import type { DataPort, Tenant } from '../data/port.js';
 import type { Logger } from '../logger.js';
@@ -59,7 +60,7 @@ export interface ThreadLockLike {
 }
 
 export interface AgentDeps {
-  config: Pick<Config, 'AGENT_MAX_STEPS' | 'AGENT_MAX_TOOL_CALLS' | 'TOOL_TIMEOUT_MS' | 'TURN_TIMEOUT_MS' | 'HISTORY_MAX_TOKENS' | 'TENANT_MODE'>;
+  config: Pick<Config, 'AGENT_MAX_STEPS' | 'AGENT_MAX_TOOL_CALLS' | 'TOOL_TIMEOUT_MS' | 'TURN_TIMEOUT_MS' | 'HISTORY_MAX_TOKENS' | 'TENANT_MODE'> & Partial<BudgetConfig>;
   llm: LlmClient;
   registry: ToolRegistry;
   data: DataPort;
@@ -83,6 +84,15 @@ export function createAgent(deps: AgentDeps): Agent {
   const ext = mergeExtensions(deps.extensions ?? []);
   ext.commands.ask ??= async (options) => ({ message: options.question ?? options.text ?? '' });
   ext.actions.suggest ??= async (action) => ({ message: action.value ?? '' });
+  const budgets = createBudgets(data, config, log, now);
+
+  /** The token ledger's row for a turn that used the LLM; a failed write never fails the turn. */
+  async function recordUsage(message: IncomingMessage, tenant: Tenant, usage: { promptTokens: number; completionTokens: number }, toolCalls: number): Promise<void> {
+    if (usage.promptTokens + usage.completionTokens === 0) return;
+    await data
+      .recordUsage({ tenantId: tenant.id, platform: message.platform, channelId: message.channelId, threadId: message.threadId, userId: message.userId, model: llm.model, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, toolCalls })
+      .catch((err: unknown) => log.warn({ err, tenant: tenant.id }, 'could not write the token ledger row for a turn'));
+  }
 
   async function tenantOf(message: IncomingMessage): Promise<Tenant> {
     const tenant = await tenantFor(data, config.TENANT_MODE, message.platform, message.workspaceId);
@@ -99,6 +109,8 @@ export function createAgent(deps: AgentDeps): Agent {
     turnSignal: (s: AbortSignal) => void,
   ): Promise<void> {
     const tenant = await tenantOf(message);
+    // Structural: every adapter's turn passes here, so no call site can forget the budget.
+    await budgets.check(message, tenant);
     const key = threadKey(message, tenant.id);
     const turnLog = log.child({ thread: key, platform: message.platform, messageId: message.messageId });
     await lock.runExclusive(key, async (lockLost) => {
@@ -152,6 +164,7 @@ export function createAgent(deps: AgentDeps): Agent {
         await mode?.after?.(result, scope);
         state.history = trimHistory([...state.history, { role: 'user', content: text }, ...result.added], config.HISTORY_MAX_TOKENS);
         emit({ type: 'reply', reply: { text: result.text, blocks: result.blocks } });
+        await recordUsage(message, tenant, result.usage, result.toolCalls.length);
         emit({ type: 'done', usage: result.usage, toolCalls: result.toolCalls, data: result.data });
       } finally {
         // Tool state gathered before a failure is kept ("nothing lost").
@@ -190,7 +203,7 @@ export function createAgent(deps: AgentDeps): Agent {
           const safe = toUserError(err, signal);
           const level = safe.code === 'internal' ? 'error' : 'warn';
           log[level]({ err, code: safe.code, platform: message.platform, messageId: message.messageId }, 'turn failed');
-          channel.push({ type: 'error', code: safe.code, message: safe.message });
+          channel.push({ type: 'error', code: safe.code, message: safe.message, ...(safe.resetAt ? { resetAt: safe.resetAt } : {}) });
         })
         .finally(() => channel.close());
       return channel;

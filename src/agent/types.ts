@@ -46,7 +46,7 @@ export type TurnEvent =
   | { type: 'reply'; reply: Reply }
   | { type: 'done'; usage: Usage; toolCalls: ToolCallRecord[]; data: Record<string, unknown> }
   /** `message` is safe to show a user. */
-  | { type: 'error'; code: ErrorCode; message: string };
+  | { type: 'error'; code: ErrorCode; message: string; resetAt?: string };
 
 export type ErrorCode =
   | 'llm_unavailable'
@@ -54,6 +54,7 @@ export type ErrorCode =
   | 'turn_timeout'
   | 'tenant_not_configured'
   | 'bad_request'
+  | 'budget_exhausted'
   | 'internal';
 
 /** An error whose message is written for the user. */
@@ -61,9 +62,12 @@ export class UserFacingError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; resetAt?: string },
   ) {
     super(message, options);
     this.name = 'UserFacingError';
+    if (options?.resetAt) this.resetAt = options.resetAt;
   }
+  /** When a refusal ends (a budget's next period), as an ISO timestamp. */
+  readonly resetAt?: string;
 }

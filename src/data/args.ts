@@ -37,6 +37,8 @@ function checkValue(type: string, value: unknown): string | null {
       return typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(value))
         ? null
         : 'expected a date (YYYY-MM-DD)';
+    case 'timestamp with time zone':
+      return typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? null : 'expected an ISO timestamp';
     case 'integer':
       return Number.isSafeInteger(value) ? null : 'expected an integer';
     case 'double precision':

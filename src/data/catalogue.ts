@@ -78,6 +78,20 @@ export const ADMIN_FUNCTIONS = {
   set_campaign_embeddings: { tenant_id: 'uuid', items: 'jsonb' },
   list_tenants: {},
   schema_info: {},
+  // The token ledger (written by the core after each turn, read by /api/usage, the CLI and budgets).
+  record_turn_usage: {
+    tenant_id: 'uuid',
+    platform: 'text',
+    channel_id: 'text',
+    thread_id: 'text',
+    user_id: 'text',
+    model: 'text',
+    prompt_tokens: 'integer',
+    completion_tokens: 'integer',
+    tool_calls: 'integer',
+  },
+  usage_totals: { tenant: 'text', from: 'timestamp with time zone', to: 'timestamp with time zone', user_id: 'text?', thread_id: 'text?' },
+  usage_by_day: { from: 'timestamp with time zone', to: 'timestamp with time zone' },
 } as const;
 
 export type ReadFunctionName = keyof typeof READ_FUNCTIONS;
@@ -106,7 +120,7 @@ export function sqlType(spec: string): string {
 
 type BaseType<T> = T extends `${infer B}?` ? B : T;
 type TsType<T> =
-  BaseType<T> extends 'uuid' | 'text' | 'date'
+  BaseType<T> extends 'uuid' | 'text' | 'date' | 'timestamp with time zone'
     ? string
     : BaseType<T> extends 'text[]' | 'uuid[]'
       ? string[]

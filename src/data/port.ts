@@ -42,7 +42,38 @@ export interface DataPort {
   resolveTenant(platform: string, workspaceId: string): Promise<Tenant | null>;
   /** The tenant that serves HTTP, the console and unmapped workspaces in open mode. */
   defaultTenant(): Promise<Tenant>;
+  /** Adds one turn's row to the token ledger. */
+  recordUsage(row: UsageRow): Promise<void>;
+  /** Token totals of a tenant in [from, to), optionally for one user or thread; null for an unknown tenant. */
+  usageTotals(query: UsageQuery): Promise<UsageTotals | null>;
   close(): Promise<void>;
+}
+
+export interface UsageRow {
+  tenantId: string;
+  platform: string;
+  channelId: string;
+  threadId: string;
+  userId: string;
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  toolCalls: number;
+}
+
+export interface UsageQuery {
+  /** The tenant's id or slug. */
+  tenant: string;
+  from: Date;
+  to: Date;
+  userId?: string;
+  threadId?: string;
+}
+
+export interface UsageTotals {
+  promptTokens: number;
+  completionTokens: number;
+  turns: number;
 }
 
 /**

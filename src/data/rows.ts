@@ -217,6 +217,11 @@ export const missingEmbeddingRow = z.object({
 export const tenantListRow = z.object({ id: uuid, slug: text, name: text, is_default: z.boolean() });
 
 /** The row schema of every catalogued function (tests check each against real output). */
+/** bigint sums arrive as strings from `pg`, numbers elsewhere. */
+const count = z.coerce.number().int().nonnegative();
+export const usageTotalsRow = z.object({ prompt_tokens: count, completion_tokens: count, turns: count });
+export const usageByDayRow = z.object({ tenant: z.string(), day: z.string(), prompt_tokens: count, completion_tokens: count, turns: count });
+
 export const ROW_SCHEMAS = {
   default_tenant: tenantRow,
   resolve_tenant: tenantRow,
@@ -245,4 +250,7 @@ export const ROW_SCHEMAS = {
   set_campaign_embeddings: z.object({ updated: z.number().int() }),
   list_tenants: tenantListRow,
   schema_info: schemaInfoRow,
+  record_turn_usage: z.object({ id: z.coerce.number().int() }),
+  usage_totals: usageTotalsRow,
+  usage_by_day: usageByDayRow,
 } satisfies Record<SqlFunctionName, z.ZodType>;

@@ -10,7 +10,7 @@ import {
   type SqlFunctionName,
 } from './catalogue.js';
 import { DataError, type DataErrorCode, type DataPort, type Tenant } from './port.js';
-import { tenantRow } from './rows.js';
+import { ROW_SCHEMAS, tenantRow, usageTotalsRow } from './rows.js';
 import { sqlStateOf, type RpcOptions, type Transport } from './transports/types.js';
 
 /** What the CLIs (import, embed, migrate) need beyond the tools' port. */
@@ -144,6 +144,33 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
         return Promise.reject(new DataError(String(fn), `Unknown admin function "${String(fn)}"`, { code: 'invalid_input' }));
       }
       return invoke(fn, args, row, { unbounded: true });
+    },
+
+    async recordUsage(row) {
+      await invoke(
+        'record_turn_usage',
+        {
+          tenant_id: row.tenantId,
+          platform: row.platform,
+          channel_id: row.channelId,
+          thread_id: row.threadId,
+          user_id: row.userId,
+          model: row.model,
+          prompt_tokens: row.promptTokens,
+          completion_tokens: row.completionTokens,
+          tool_calls: row.toolCalls,
+        },
+        ROW_SCHEMAS.record_turn_usage,
+      );
+    },
+
+    async usageTotals(q) {
+      const [row] = await invoke(
+        'usage_totals',
+        { tenant: q.tenant, from: q.from.toISOString(), to: q.to.toISOString(), user_id: q.userId ?? null, thread_id: q.threadId ?? null },
+        usageTotalsRow,
+      );
+      return row ? { promptTokens: row.prompt_tokens, completionTokens: row.completion_tokens, turns: row.turns } : null;
     },
 
     resolveTenant(platform, workspaceId) {

@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { Agent } from '../../agent/agent.js';
+import type { DataPort } from '../../data/port.js';
 import type { ErrorCode, IncomingMessage, ToolCallRecord, TurnEvent, Usage } from '../../agent/types.js';
 import type { Logger } from '../../logger.js';
 import type { Block } from '../../reply/model.js';
@@ -26,6 +27,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   llm_unavailable: 502,
   llm_error: 502,
   turn_timeout: 504,
+  budget_exhausted: 429,
   internal: 500,
 };
 
@@ -35,10 +37,22 @@ export interface HttpAppOptions {
   apiToken?: string;
   /** Extra health facts (adapters connected, data source). */
   health?: () => Record<string, unknown>;
+  /** The data port: enables `GET /api/usage` (token totals from the ledger). */
+  data?: DataPort;
 }
 
+const usageQuery = z
+  .object({
+    tenant: z.string().trim().min(1).max(200).default('default'),
+    threadId: z.string().trim().min(1).max(200).optional(),
+    userId: z.string().trim().min(1).max(200).optional(),
+    from: z.iso.date().or(z.iso.datetime({ offset: true })).optional(),
+    to: z.iso.date().or(z.iso.datetime({ offset: true })).optional(),
+  })
+  .strict();
+
 /** `POST /api/chat` (JSON or SSE) and `GET /healthz`. */
-export function createHttpApp({ agent, log, apiToken, health }: HttpAppOptions): Hono {
+export function createHttpApp({ agent, log, apiToken, health, data }: HttpAppOptions): Hono {
   const app = new Hono();
 
   app.get('/healthz', (c) => c.json({ ok: true, ...health?.() }));
@@ -51,6 +65,23 @@ export function createHttpApp({ agent, log, apiToken, health }: HttpAppOptions):
   });
   // Refused before it is read into memory, whatever the Content-Length claims.
   app.use('/api/*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json(errorBody('payload_too_large', 'The request body is larger than 1 MB.'), 413) }));
+
+  /** Token totals from the ledger: `?tenant=&threadId=&userId=&from=&to=` (default: the last 30 days). */
+  app.get('/api/usage', async (c) => {
+    if (!data) return c.json(errorBody('not_found', 'Usage is not available here.'), 404);
+    const parsed = usageQuery.safeParse(c.req.query());
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return c.json(errorBody('bad_request', `${issue?.path.join('.') || 'query'}: ${issue?.message ?? 'invalid'}`), 400);
+    }
+    const q = parsed.data;
+    const to = q.to ? new Date(q.to.length === 10 ? Date.parse(q.to) + 86_400_000 : Date.parse(q.to)) : new Date();
+    const from = q.from ? new Date(q.from) : new Date(to.getTime() - 30 * 86_400_000);
+    if (from >= to) return c.json(errorBody('bad_request', 'from must be before to.'), 400);
+    const totals = await data.usageTotals({ tenant: q.tenant, from, to, ...(q.userId ? { userId: q.userId } : {}), ...(q.threadId ? { threadId: q.threadId } : {}) });
+    if (!totals) return c.json(errorBody('not_found', `No tenant "${q.tenant}".`), 404);
+    return c.json({ tenant: q.tenant, from: from.toISOString(), to: to.toISOString(), ...(q.userId ? { userId: q.userId } : {}), ...(q.threadId ? { threadId: q.threadId } : {}), ...totals });
+  });
 
   app.post('/api/chat', async (c) => {
     let body: unknown;
@@ -98,7 +129,9 @@ export function createHttpApp({ agent, log, apiToken, health }: HttpAppOptions):
     const collected = await collectTurn(agent.handle(message, c.req.raw.signal));
     if (collected.error) {
       log.warn({ code: collected.error.code, threadId }, 'chat request failed');
-      return c.json(errorBody(collected.error.code, collected.error.message), STATUS[collected.error.code]);
+      const { code, message: text, resetAt } = collected.error;
+      if (resetAt) c.header('Retry-After', String(Math.max(1, Math.ceil((Date.parse(resetAt) - Date.now()) / 1000))));
+      return c.json({ error: { code, message: text, ...(resetAt ? { resetAt } : {}) } }, STATUS[code]);
     }
     return c.json({
       threadId,
@@ -124,7 +157,7 @@ export interface CollectedTurn {
   toolCalls: ToolCallRecord[];
   usage: Usage;
   data: Record<string, unknown>;
-  error?: { code: ErrorCode; message: string };
+  error?: { code: ErrorCode; message: string; resetAt?: string };
 }
 
 export async function collectTurn(events: AsyncIterable<TurnEvent>): Promise<CollectedTurn> {
@@ -138,7 +171,7 @@ export async function collectTurn(events: AsyncIterable<TurnEvent>): Promise<Col
       out.toolCalls = e.toolCalls;
       out.data = e.data;
     } else if (e.type === 'error') {
-      out.error = { code: e.code, message: e.message };
+      out.error = { code: e.code, message: e.message, ...(e.resetAt ? { resetAt: e.resetAt } : {}) };
     }
   }
   return out;

@@ -1,0 +1,65 @@
+import type { Config } from '../config.js';
+import type { DataPort, Tenant } from '../data/port.js';
+import type { Logger } from '../logger.js';
+import { UserFacingError, type IncomingMessage } from './types.js';
+
+export type BudgetConfig = Pick<Config, 'TOKEN_BUDGET_PER_USER_DAILY' | 'TOKEN_BUDGET_PER_TENANT_MONTHLY'>;
+
+/**
+ * Token budgets, checked by the core before a turn starts (every adapter's turns pass there):
+ * a user's tokens in the current UTC day, a tenant's in the current UTC month, summed from the
+ * token ledger. A turn that would start over budget is refused with `budget_exhausted` and
+ * the reset time. Unset budgets cost nothing (no query).
+ *
+ * If the ledger cannot be read the turn runs (fail open) and a warning is logged: a budget
+ * caps spend over a day or a month, and a short database outage should not silence the bot.
+ */
+export function createBudgets(data: DataPort, config: Partial<BudgetConfig>, log: Logger, now: () => Date) {
+  return {
+    async check(message: IncomingMessage, tenant: Tenant): Promise<void> {
+      const perUser = config.TOKEN_BUDGET_PER_USER_DAILY;
+      const perTenant = config.TOKEN_BUDGET_PER_TENANT_MONTHLY;
+      if (!perUser && !perTenant) return;
+      const at = now();
+      try {
+        if (perUser) {
+          const from = startOfUtcDay(at);
+          const to = new Date(from.getTime() + 86_400_000);
+          const used = await data.usageTotals({ tenant: tenant.id, from, to, userId: message.userId });
+          if (used && used.promptTokens + used.completionTokens >= perUser) {
+            throw new UserFacingError(
+              'budget_exhausted',
+              `You have used today’s token budget (${perUser.toLocaleString('en-US')} tokens). It resets at 00:00 UTC (${hoursUntil(at, to)}).`,
+              { resetAt: to.toISOString() },
+            );
+          }
+        }
+        if (perTenant) {
+          const from = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
+          const to = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
+          const used = await data.usageTotals({ tenant: tenant.id, from, to });
+          if (used && used.promptTokens + used.completionTokens >= perTenant) {
+            const place = message.platform === 'discord' ? 'server' : 'workspace';
+            throw new UserFacingError(
+              'budget_exhausted',
+              `This ${place} has used its monthly token budget. It resets on ${to.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', timeZone: 'UTC' })} at 00:00 UTC.`,
+              { resetAt: to.toISOString() },
+            );
+          }
+        }
+      } catch (err) {
+        if (err instanceof UserFacingError) throw err;
+        log.warn({ err, tenant: tenant.id }, 'token budget not checked: the ledger could not be read; the turn runs');
+      }
+    },
+  };
+}
+
+function startOfUtcDay(d: Date): Date {
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
+}
+
+function hoursUntil(from: Date, to: Date): string {
+  const minutes = Math.max(1, Math.ceil((to.getTime() - from.getTime()) / 60_000));
+  return minutes < 60 ? `in ${minutes} min` : `in about ${Math.round(minutes / 60)} h`;
+}

@@ -1,0 +1,59 @@
+/**
+ * npm run usage [-- --from YYYY-MM-DD] [--to YYYY-MM-DD] [--tenant <slug>]
+ *
+ * Token use per tenant and UTC day from the token ledger (default: the last 30 days), as a
+ * table, with totals.
+ */
+import { openDataPort } from '../index.js';
+import { usageByDayRow } from '../rows.js';
+import { cliSetup, describeTarget, fail, parseArgs } from './common.js';
+
+const DAY = 86_400_000;
+const USAGE = 'Usage: npm run usage [-- --from YYYY-MM-DD] [--to YYYY-MM-DD] [--tenant <slug>]';
+
+async function main(): Promise<number> {
+  const { options } = parseArgs(process.argv.slice(2));
+  if (options.has('help')) {
+    console.log(USAGE);
+    return 0;
+  }
+  const date = (name: string): Date | undefined | 'bad' => {
+    const v = options.get(name);
+    if (v === undefined) return undefined;
+    return typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)) ? new Date(v) : 'bad';
+  };
+  const fromArg = date('from');
+  const toArg = date('to');
+  if (fromArg === 'bad' || toArg === 'bad') {
+    console.error(`--from and --to take a date as YYYY-MM-DD.\n${USAGE}`);
+    return 2;
+  }
+  // --to is inclusive: the whole of that day.
+  const to = toArg ? new Date(toArg.getTime() + DAY) : new Date(Math.ceil(Date.now() / DAY) * DAY);
+  const from = fromArg ?? new Date(to.getTime() - 30 * DAY);
+  const tenant = options.get('tenant');
+  const { config, log } = cliSetup();
+  const port = await openDataPort(config, log, { seedDemo: false });
+  try {
+    const rows = (await port.admin('usage_by_day', { from: from.toISOString(), to: to.toISOString() }, usageByDayRow)).filter(
+      (r) => typeof tenant !== 'string' || r.tenant === tenant,
+    );
+    console.log(`Token use in ${describeTarget(config)}, ${from.toISOString().slice(0, 10)} to ${new Date(to.getTime() - DAY).toISOString().slice(0, 10)} (UTC days)`);
+    if (!rows.length) {
+      console.log('No turns recorded in this period.');
+      return 0;
+    }
+    const table = [['tenant', 'day', 'prompt', 'completion', 'total', 'turns'], ...rows.map((r) => [r.tenant, r.day, n(r.prompt_tokens), n(r.completion_tokens), n(r.prompt_tokens + r.completion_tokens), n(r.turns)])];
+    const sum = (k: 'prompt_tokens' | 'completion_tokens' | 'turns') => rows.reduce((a, r) => a + r[k], 0);
+    table.push(['total', '', n(sum('prompt_tokens')), n(sum('completion_tokens')), n(sum('prompt_tokens') + sum('completion_tokens')), n(sum('turns'))]);
+    const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+    for (const row of table) console.log(row.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '));
+    return 0;
+  } finally {
+    await port.close();
+  }
+}
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+main().then((code) => process.exit(code), fail);

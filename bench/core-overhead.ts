@@ -56,7 +56,7 @@ for (let i = 0; i < turns + 200; i++) {
   const started = performance.now();
   for await (const _ of agent.handle({
     platform: 'http', workspaceId: 'default', channelId: 'bench', threadId: `t${i % 50}`,
-    messageId: `m${i}`, userId: 'u', isDirect: true, text: `question ${i}`,
+    messageId: `m${i}`, userId: 'u', role: 'member' as const, isDirect: true, text: `question ${i}`,
   })) {
     // drain
   }

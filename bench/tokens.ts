@@ -35,7 +35,7 @@ async function firstTurnFigures(): Promise<string[]> {
   llm.script({ text: 'ok' });
   for await (const _ of sb.agent.handle({
     platform: 'slack', workspaceId: 'default', channelId: 'C1', threadId: '1', messageId: '1',
-    userId: 'U1', isDirect: false, text: 'What are the offers from recent Cash Back, Premium campaigns?',
+    userId: 'U1', role: 'member' as const, isDirect: false, text: 'What are the offers from recent Cash Back, Premium campaigns?',
   })) {
     // drain
   }

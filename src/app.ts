@@ -10,6 +10,7 @@ import type { Logger } from './logger.js';
 import { createKv, type KvStore } from './state/kv.js';
 import { createInbox, type Inbox } from './turns/index.js';
 import { instrumentAgent, instrumentInbox, instrumentLlm } from './instrument.js';
+import { rateLimitsFromConfig } from './security/rate-limits.js';
 import { createToolSet } from './tools/index.js';
 import { createToolRegistry, type ToolRegistry } from './tools/registry.js';
 import type { AnyTool } from './tools/tool.js';
@@ -46,6 +47,7 @@ export async function createSwitchboard(config: Config, log: Logger, opts: Switc
   const store = createThreadStore(kv, { ttlMs: config.THREAD_TTL_DAYS * 86_400_000, log });
   const lock = createThreadLock(kv, { log, leaseMs: config.INBOX_LEASE_MS });
   const inbox = instrumentInbox(await createInbox(config, log));
+  const limits = await rateLimitsFromConfig(config, log);
   const toolSet = opts.tools ? { tools: opts.tools, extensions: [] } : createToolSet(config);
   const registry = createToolRegistry(toolSet.tools, schemaDialect(config));
   const agent = instrumentAgent(createAgent({
@@ -58,6 +60,7 @@ export async function createSwitchboard(config: Config, log: Logger, opts: Switc
     log,
     now: opts.now,
     extensions: [...toolSet.extensions, ...(opts.extensions ?? [])],
+    rateLimits: limits.limits,
   }), { data, config });
   log.info(
     { data: data.kind, vectors: data.vectorsAvailable, state: config.REDIS_URL ? 'redis' : 'memory', tools: registry.tools.map((t) => t.name) },
@@ -74,7 +77,7 @@ export async function createSwitchboard(config: Config, log: Logger, opts: Switc
     agent,
     async close() {
       await inbox.stop(0);
-      await Promise.allSettled([kv.close(), opts.data ? Promise.resolve() : data.close()]);
+      await Promise.allSettled([kv.close(), limits.close(), opts.data ? Promise.resolve() : data.close()]);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import dotenv from 'dotenv';
 import { z } from 'zod';
+import { parseToolLimits } from './security/rate-limits.js';
 
 /**
  * Every setting, parsed once from the environment. Each entry documents itself:
@@ -58,6 +59,21 @@ export const configSchema = z
     TOKEN_BUDGET_PER_USER_DAILY: optionalPositiveInt,
     /** Tokens one tenant may use per UTC month; unset = unlimited. */
     TOKEN_BUDGET_PER_TENANT_MONTHLY: optionalPositiveInt,
+    // Limits
+    /** Messages one user may send per minute; over it they get one notice and no answers (0: off). */
+    USER_MESSAGES_PER_MINUTE: int(20, 0, 10_000),
+    /** JSON over the default per-user tool limits, e.g. {"web_search":{"guest":20,"member":200,"windowHours":5}}. */
+    TOOL_RATE_LIMITS: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        try {
+          return parseToolLimits(v);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+          return z.NEVER;
+        }
+      }),
     // Inbox (durable with REDIS_URL)
     /** Turns run at once by this process (different threads). */
     INBOX_CONCURRENCY: int(16, 1, 1_000),
@@ -91,6 +107,12 @@ export const configSchema = z
     DISCORD_APPLICATION_ID: optionalString,
     DISCORD_API_URL: optionalUrl,
     DISCORD_GUILD_ID: optionalString,
+    /** Comma-separated role ids: users with none of them are guests for the tool limits (unset: everyone is a member). */
+    DISCORD_MEMBER_ROLES: z
+      .string()
+      .optional()
+      .transform((v) => v?.split(',').map((id) => id.trim()).filter(Boolean))
+      .pipe(z.array(z.string().regex(/^\d{15,22}$/, 'role ids are Discord snowflakes (digits)')).optional()),
     // Logs
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })

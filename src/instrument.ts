@@ -33,8 +33,9 @@ export function instrumentAgent(agent: Agent, deps: { data: DataPort; config: Pi
             const tenant = await tenantLabel(message.platform, message.workspaceId);
             metrics.llmTokens.inc({ kind: 'prompt', model: deps.config.OPENAI_MODEL, tenant }, event.usage.promptTokens);
             metrics.llmTokens.inc({ kind: 'completion', model: deps.config.OPENAI_MODEL, tenant }, event.usage.completionTokens);
+            for (const flag of event.flags ?? []) metrics.turnFlags.inc({ platform: message.platform, flag });
             for (const call of event.toolCalls) {
-              metrics.toolCalls.inc({ tool: call.tool, outcome: call.ok ? 'ok' : 'error' });
+              metrics.toolCalls.inc({ tool: call.tool, outcome: call.ok ? 'ok' : (call.error?.code ?? 'error') });
               metrics.toolDuration.observe({ tool: call.tool }, call.latencyMs / 1000);
             }
           } else if (event.type === 'error') outcome = event.code;

@@ -10,6 +10,13 @@ export const REDACT_PATHS = [
   '*.authorization',
   '*.password',
   '*.secret',
+  // Customer contact details a business lookup may carry (bookings): never in a log line.
+  '*.email',
+  '*.phone',
+  '*.customer_email',
+  '*.customer_phone',
+  '*.customerEmail',
+  '*.customerPhone',
   'config.OPENAI_API_KEY',
   'config.SUPABASE_SERVICE_ROLE_KEY',
   'config.SLACK_BOT_TOKEN',

@@ -26,7 +26,8 @@ export const metrics = {
   llmRequests: new Counter({ name: 'switchboard_llm_requests_total', help: 'Chat completion requests, by model and outcome (ok or the failure kind).', labelNames: ['model', 'outcome'], registers: [registry] }),
   llmDuration: new Histogram({ name: 'switchboard_llm_duration_seconds', help: 'Chat completion duration (whole stream).', labelNames: ['model'], buckets: TURN_BUCKETS, registers: [registry] }),
   llmTokens: new Counter({ name: 'switchboard_llm_tokens_total', help: 'Tokens the LLM reported, by kind (prompt or completion), model and tenant.', labelNames: ['kind', 'model', 'tenant'], registers: [registry] }),
-  toolCalls: new Counter({ name: 'switchboard_tool_calls_total', help: 'Tool calls, by tool and outcome (ok or error).', labelNames: ['tool', 'outcome'], registers: [registry] }),
+  toolCalls: new Counter({ name: 'switchboard_tool_calls_total', help: 'Tool calls, by tool and outcome (ok or the error code: rate_limited, tool_timeout, validation_failed…).', labelNames: ['tool', 'outcome'], registers: [registry] }),
+  turnFlags: new Counter({ name: 'switchboard_turn_flags_total', help: 'Turns answered with a flag (prompt_injection: the message was fenced as untrusted), by platform.', labelNames: ['platform', 'flag'], registers: [registry] }),
   toolDuration: new Histogram({ name: 'switchboard_tool_duration_seconds', help: 'Tool call duration.', labelNames: ['tool'], buckets: FAST_BUCKETS, registers: [registry] }),
   businessLookups: new Counter({
     name: 'switchboard_business_lookups_total',

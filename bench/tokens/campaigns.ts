@@ -67,7 +67,7 @@ export async function campaignTokenFigures(): Promise<string[]> {
         state: newThreadState(`bench:${name}`),
         data: port,
         log: silentLogger(),
-        message: { platform: 'console', workspaceId: 'default', channelId: 'bench', threadId: name, messageId: name, userId: 'bench', isDirect: true, text: '' },
+        message: { platform: 'console', workspaceId: 'default', channelId: 'bench', threadId: name, messageId: name, userId: 'bench', role: 'member' as const, isDirect: true, text: '' },
         llm,
         signal: new AbortController().signal,
         now: () => new Date(),

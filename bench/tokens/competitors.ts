@@ -162,7 +162,7 @@ async function runConversation(
   const sb = await createSwitchboard(config, log, { tools, data: bench.data, llm: scriptedLlm(requests) });
   try {
     for (const [i, turn] of turns.entries()) {
-      const message = { platform: 'http' as const, workspaceId: 'default', channelId: 'bench', threadId, messageId: `${threadId}-${i}`, userId: 'u', isDirect: true, text: turn };
+      const message = { platform: 'http' as const, workspaceId: 'default', channelId: 'bench', threadId, messageId: `${threadId}-${i}`, userId: 'u', role: 'member' as const, isDirect: true, text: turn };
       for await (const event of sb.agent.handle(message)) {
         if (event.type === 'error') throw new Error(`turn ${i + 1} failed: ${event.message}`);
       }

@@ -4,6 +4,10 @@ import { tenantFor } from '../data/index.js';
 import type { DataPort, Tenant } from '../data/port.js';
 import type { Logger } from '../logger.js';
 import type { Reply } from '../reply/model.js';
+import { fenceFlaggedMessage } from '../security/fence.js';
+import { detectInjection } from '../security/injection.js';
+import { createRateLimits, type RateLimits } from '../security/rate-limits.js';
+import { clean } from '../security/sanitize.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { createEventChannel } from './event-channel.js';
 import { trimHistory } from './history.js';
@@ -12,7 +16,7 @@ import { ThreadLockTimeoutError } from './thread-lock.js';
 import { runLoop, type LoopResult } from './loop.js';
 import { systemPrompt } from './prompts.js';
 import { threadKey, type ThreadState } from './thread-state.js';
-import { UserFacingError, type IncomingMessage, type TurnEvent } from './types.js';
+import { UserFacingError, type IncomingMessage, type TurnEvent, type TurnFlag } from './types.js';
 
 /** What a turn's helpers (actions, commands) may use. */
 export interface TurnScope {
@@ -69,6 +73,8 @@ export interface AgentDeps {
   log: Logger;
   now?: () => Date;
   extensions?: AgentExtension[];
+  /** Tool and message rate limits (default: in memory, seed 001's numbers, 20 messages a minute). */
+  rateLimits?: RateLimits;
 }
 
 export interface Agent {
@@ -85,6 +91,7 @@ export function createAgent(deps: AgentDeps): Agent {
   ext.commands.ask ??= async (options) => ({ message: options.question ?? options.text ?? '' });
   ext.actions.suggest ??= async (action) => ({ message: action.value ?? '' });
   const budgets = createBudgets(data, config, log, now);
+  const rateLimits = deps.rateLimits ?? createRateLimits({ log });
 
   /** The token ledger's row for a turn that used the LLM; a failed write never fails the turn. */
   async function recordUsage(message: IncomingMessage, tenant: Tenant, usage: { promptTokens: number; completionTokens: number }, toolCalls: number): Promise<void> {
@@ -109,7 +116,15 @@ export function createAgent(deps: AgentDeps): Agent {
     turnSignal: (s: AbortSignal) => void,
   ): Promise<void> {
     const tenant = await tenantOf(message);
-    // Structural: every adapter's turn passes here, so no call site can forget the budget.
+    // Structural: every adapter's turn passes here, so no call site can forget the limits or the budget.
+    const flood = await rateLimits.message({ tenantId: tenant.id, platform: message.platform, userId: message.userId });
+    if (!flood.ok) {
+      throw new UserFacingError(
+        'rate_limited',
+        `You are sending messages faster than I can answer (${flood.limit} a minute). I skipped the last ones; try again in ${flood.retryAfterSeconds} s.`,
+        { resetAt: flood.resetAt, limit: flood.limit, remaining: 0, notify: flood.notify },
+      );
+    }
     await budgets.check(message, tenant);
     const key = threadKey(message, tenant.id);
     const turnLog = log.child({ thread: key, platform: message.platform, messageId: message.messageId });
@@ -120,8 +135,13 @@ export function createAgent(deps: AgentDeps): Agent {
       const state = await store.load(key);
       const scope: TurnScope = { message, tenant, state, data, llm, log: turnLog, now };
       try {
-        const text = await resolveText(message, scope, emit);
-        if (text === undefined) return; // answered directly (paging)
+        const resolved = await resolveText(message, scope, emit);
+        if (resolved === undefined) return; // answered directly (paging)
+        // A flagged message is still answered, but the model reads it fenced as untrusted (and so does the history).
+        const verdict = detectInjection(resolved);
+        const flags: TurnFlag[] = verdict.flagged ? ['prompt_injection'] : [];
+        if (verdict.flagged) turnLog.warn({ flags, score: verdict.score, families: verdict.families, userId: message.userId }, 'message flagged as a prompt injection; answered fenced');
+        const text = verdict.flagged ? fenceFlaggedMessage(resolved) : resolved;
         let mode = state.mode ? ext.modes[state.mode.name] : undefined;
         const loopIn = (m: ModeDefinition | undefined) =>
           runLoop({
@@ -133,6 +153,7 @@ export function createAgent(deps: AgentDeps): Agent {
               { role: 'user', content: text },
             ],
             ctx: { tenant, state, data, log: turnLog, message, llm, now },
+            rateLimits,
             limits: {
               maxSteps: m?.maxSteps ?? config.AGENT_MAX_STEPS,
               maxToolCalls: m?.maxToolCalls ?? config.AGENT_MAX_TOOL_CALLS,
@@ -165,7 +186,7 @@ export function createAgent(deps: AgentDeps): Agent {
         state.history = trimHistory([...state.history, { role: 'user', content: text }, ...result.added], config.HISTORY_MAX_TOKENS);
         emit({ type: 'reply', reply: { text: result.text, blocks: result.blocks } });
         await recordUsage(message, tenant, result.usage, result.toolCalls.length);
-        emit({ type: 'done', usage: result.usage, toolCalls: result.toolCalls, data: result.data });
+        emit({ type: 'done', usage: result.usage, toolCalls: result.toolCalls, data: result.data, ...(flags.length ? { flags } : {}) });
       } finally {
         // Tool state gathered before a failure is kept ("nothing lost").
         await store.save(state);
@@ -195,7 +216,9 @@ export function createAgent(deps: AgentDeps): Agent {
   }
 
   return {
-    handle(message, outer) {
+    handle(raw, outer) {
+      // Invisible characters and compatibility forms are gone before anything (tools, the model, the history) reads the text.
+      const message = sanitizeMessage(raw);
       const channel = createEventChannel<TurnEvent>();
       let signal: AbortSignal | undefined;
       turn(message, (e) => channel.push(e), outer, (s) => (signal = s))
@@ -203,7 +226,7 @@ export function createAgent(deps: AgentDeps): Agent {
           const safe = toUserError(err, signal);
           const level = safe.code === 'internal' ? 'error' : 'warn';
           log[level]({ err, code: safe.code, platform: message.platform, messageId: message.messageId }, 'turn failed');
-          channel.push({ type: 'error', code: safe.code, message: safe.message, ...(safe.resetAt ? { resetAt: safe.resetAt } : {}) });
+          channel.push({ type: 'error', code: safe.code, message: safe.message, ...safe.details, ...(safe.notify ? {} : { notify: false }) });
         })
         .finally(() => channel.close());
       return channel;
@@ -229,6 +252,18 @@ function toUserError(err: unknown, signal: AbortSignal | undefined): UserFacingE
     return new UserFacingError('llm_error', 'The language model could not handle that request. Try rephrasing it.');
   }
   return new UserFacingError('internal', 'Something went wrong on my side while answering. The error has been logged.');
+}
+
+/** The message with its text, command options and action value sanitized (ids are left as the platform sent them). */
+function sanitizeMessage(message: IncomingMessage): IncomingMessage {
+  const out: IncomingMessage = { ...message, text: clean(message.text) };
+  if (message.command) {
+    const options: Record<string, string> = Object.create(null) as Record<string, string>;
+    for (const [k, v] of Object.entries(message.command.options)) options[k] = clean(v);
+    out.command = { name: message.command.name, options };
+  }
+  if (message.action) out.action = { id: message.action.id, ...(message.action.value !== undefined ? { value: clean(message.action.value) } : {}) };
+  return out;
 }
 
 /** A handler registered under exactly this name, never one inherited from Object.prototype. */

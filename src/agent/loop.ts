@@ -1,5 +1,7 @@
 import type { Logger } from '../logger.js';
 import type { Block } from '../reply/model.js';
+import { fenceToolOutput, TOOL_FENCE_NOTE } from '../security/fence.js';
+import type { RateLimits } from '../security/rate-limits.js';
 import type { OfferedTool, ToolRegistry } from '../tools/registry.js';
 import type { OfferContext, ToolContext } from '../tools/tool.js';
 import type { ChatMessage, Completion, LlmClient } from './llm-types.js';
@@ -23,6 +25,8 @@ export interface LoopInput {
   /** Base of each tool's context; the loop adds the signal and the emitter. */
   ctx: Omit<ToolContext, 'signal' | 'emit'>;
   limits: LoopLimits;
+  /** Per-user tool limits, checked on every call. */
+  rateLimits: RateLimits;
   signal: AbortSignal;
   emit: (event: TurnEvent) => void;
   log: Logger;
@@ -67,7 +71,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     const offerCtx: OfferContext = input.ctx;
     const toolbox = offerTools ? await registry.offered(offerCtx, input.only) : new Map<string, OfferedTool>();
     const contexts = await registry.contexts(offerCtx);
-    const system = [...contexts, ...(extraSystem ? [extraSystem] : [])].map((c): ChatMessage => ({ role: 'system', content: c }));
+    const system = [...(toolbox.size || toolCalls.length ? [TOOL_FENCE_NOTE] : []), ...contexts, ...(extraSystem ? [extraSystem] : [])].map((c): ChatMessage => ({ role: 'system', content: c }));
     const started = performance.now();
     const completion = await llm.complete({
       messages: [...messages.slice(0, 1), ...system, ...messages.slice(1)],
@@ -140,10 +144,10 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
         const title = lastToolbox.get(call.name)?.tool.title ?? call.name;
         emit({ type: 'tool_call_start', callId: call.id, tool: call.name, title });
         if (i >= budget) {
-          return { ok: false, args: call.arguments, kind: 'failed', latencyMs: 0, error: `Tool call limit (${limits.maxToolCalls} per message) reached; answer with what you have.` };
+          return { ok: false, args: call.arguments, kind: 'failed', latencyMs: 0, code: { code: 'tool_failed' }, error: `Tool call limit (${limits.maxToolCalls} per message) reached; answer with what you have.` };
         }
         const own = toolEvents[i] as TurnEvent[];
-        return runToolCall(call, lastToolbox, { ...input.ctx, signal: input.signal, emit: (e) => own.push(e) }, limits.toolTimeoutMs, log);
+        return runToolCall(call, lastToolbox, { ...input.ctx, signal: input.signal, emit: (e) => own.push(e) }, limits.toolTimeoutMs, log, input.rateLimits);
       }),
     );
 
@@ -153,9 +157,10 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       const summary = run.ok ? (run.output.summary ?? firstLine(run.output.content)) : run.error;
       emit({ type: 'tool_result', callId: call.id, tool: call.name, ok: run.ok, summary });
       toolEvents[i]?.forEach(emit);
-      toolCalls.push({ id: call.id, tool: call.name, arguments: run.args, ok: run.ok, summary, latencyMs: run.latencyMs });
+      toolCalls.push({ id: call.id, tool: call.name, arguments: run.args, ok: run.ok, summary, latencyMs: run.latencyMs, ...(run.ok ? {} : { error: run.code }) });
       log.info({ tool: call.name, ok: run.ok, latencyMs: run.latencyMs, kind: run.ok ? 'ok' : run.kind }, 'tool call');
-      messages.push({ role: 'tool', tool_call_id: call.id, content: run.ok ? run.output.content : `Error: ${run.error}` });
+      // Every result reaches the model fenced as data, whatever the tool: page text, imported rows and files are written by others.
+      messages.push({ role: 'tool', tool_call_id: call.id, content: run.ok ? fenceToolOutput(call.name, run.output.content) : fenceToolOutput(call.name, `Error: ${run.error}`, 'error') });
       if (!run.ok) {
         toolErrors++;
         return;

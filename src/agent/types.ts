@@ -1,4 +1,7 @@
 import type { Reply } from '../reply/model.js';
+import type { UserRole } from '../security/rate-limits.js';
+
+export type { UserRole };
 
 export type Platform = 'slack' | 'discord' | 'http' | 'console';
 
@@ -11,6 +14,12 @@ export interface IncomingMessage {
   threadId: string;
   messageId: string;
   userId: string;
+  /**
+   * Guests get the lower tool limits: Slack guests (`is_restricted`), anonymous HTTP callers,
+   * Discord users without a member role when DISCORD_MEMBER_ROLES is set. Required, so no
+   * adapter can forget to decide.
+   */
+  role: UserRole;
   isDirect: boolean;
   text: string;
   /** A slash command: `/ask`, `/quote`. */
@@ -31,6 +40,15 @@ export interface ToolCallRecord {
   ok: boolean;
   summary: string;
   latencyMs: number;
+  /** Why a call failed, for API clients (`rate_limited` carries its limit and reset time). */
+  error?: ToolCallError;
+}
+
+export interface ToolCallError {
+  code: 'rate_limited' | 'tool_timeout' | 'validation_failed' | 'unknown_tool' | 'tool_failed' | 'limit_unavailable';
+  limit?: number;
+  remaining?: number;
+  resetAt?: string;
 }
 
 /** What the core streams while it works; adapters render each as they can. */
@@ -44,9 +62,22 @@ export type TurnEvent =
   /** A tool's own event (e.g. `web_search`, `image_complete`), passed through to streams. */
   | { type: 'tool_event'; name: string; data: Record<string, unknown> }
   | { type: 'reply'; reply: Reply }
-  | { type: 'done'; usage: Usage; toolCalls: ToolCallRecord[]; data: Record<string, unknown> }
-  /** `message` is safe to show a user. */
-  | { type: 'error'; code: ErrorCode; message: string; resetAt?: string };
+  /** `flags`: `prompt_injection` when the user's message was flagged (and fenced as untrusted). */
+  | { type: 'done'; usage: Usage; toolCalls: ToolCallRecord[]; data: Record<string, unknown>; flags?: TurnFlag[] }
+  /**
+   * `message` is safe to show a user. `notify: false`: do not post it in a chat (a flood's
+   * later refusals: the user already got one notice); API clients still get the error.
+   */
+  | ({ type: 'error'; code: ErrorCode; message: string; notify?: false } & RefusalDetails);
+
+export type TurnFlag = 'prompt_injection';
+
+/** When a refusal ends, as an ISO timestamp, and the limit that refused. */
+export interface RefusalDetails {
+  resetAt?: string;
+  limit?: number;
+  remaining?: number;
+}
 
 export type ErrorCode =
   | 'llm_unavailable'
@@ -55,6 +86,7 @@ export type ErrorCode =
   | 'tenant_not_configured'
   | 'bad_request'
   | 'budget_exhausted'
+  | 'rate_limited'
   | 'internal';
 
 /** An error whose message is written for the user. */
@@ -62,12 +94,16 @@ export class UserFacingError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    options?: { cause?: unknown; resetAt?: string },
+    options?: { cause?: unknown; notify?: boolean } & RefusalDetails,
   ) {
     super(message, options);
     this.name = 'UserFacingError';
-    if (options?.resetAt) this.resetAt = options.resetAt;
+    const { resetAt, limit, remaining, notify } = options ?? {};
+    this.details = { ...(resetAt ? { resetAt } : {}), ...(limit !== undefined ? { limit } : {}), ...(remaining !== undefined ? { remaining } : {}) };
+    this.notify = notify !== false;
   }
-  /** When a refusal ends (a budget's next period), as an ISO timestamp. */
-  readonly resetAt?: string;
+  /** When a refusal ends (a budget's next period, a rate limit's window) and what refused. */
+  readonly details: RefusalDetails;
+  /** False for a refusal the user was already told about. */
+  readonly notify: boolean;
 }

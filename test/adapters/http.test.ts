@@ -93,11 +93,18 @@ describe('HTTP adapter', () => {
   });
 
   it('rejects bad requests with 400 and a JSON error', async () => {
-    for (const body of ['not json', {}, { message: '   ' }, { message: 42 }, { message: 'x', threadId: 'bad thread id!' }]) {
+    const cases: [unknown, string][] = [
+      ['not json', 'bad_request'],
+      [{}, 'bad_request'],
+      [{ message: '   ' }, 'bad_request'],
+      [{ message: 42 }, 'validation_failed'],
+      [{ message: 'x', threadId: 'bad thread id!' }, 'validation_failed'],
+    ];
+    for (const [body, code] of cases) {
       const res = await post(body);
       expect(res.status).toBe(400);
       const json = (await res.json()) as { error: { code: string; message: string } };
-      expect(json.error.code).toBe('bad_request');
+      expect(json.error.code).toBe(code);
       expect(json.error.message.length).toBeGreaterThan(5);
     }
   });

@@ -4,6 +4,7 @@ import { defineTool } from '../../src/tools/tool.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { collect, errorOf, message, replyOf, sentMessages, sentToolNames, startHarness, type Harness } from '../helpers/harness.js';
 import { testTools } from '../helpers/test-tools.js';
+import { unfence } from '../helpers/fence.js';
 
 let llm: FakeOpenAI;
 let h: Harness;
@@ -38,7 +39,9 @@ describe('agent loop', () => {
     const requests = llm.requestsTo('/chat/completions');
     expect(requests).toHaveLength(3);
     const second = sentMessages(requests[1]!.body);
-    expect(second.at(-1)).toMatchObject({ role: 'tool', content: 'Oslo: 18°C, light rain' });
+    // Every tool result reaches the model fenced as data.
+    expect(second.at(-1)).toMatchObject({ role: 'tool', content: '<tool_output tool="get_weather">\nOslo: 18°C, light rain\n</tool_output>' });
+    expect(unfence(second.at(-1)!.content)).toBe('Oslo: 18°C, light rain');
     const third = sentMessages(requests[2]!.body);
     expect(third.at(-1)?.content).toContain('2026-11-21T12:00:00.000Z');
     const done = events.at(-1);
@@ -96,9 +99,9 @@ describe('agent loop', () => {
     );
     const events = await collect(h.sb.agent.handle(message('weather?', { threadId: nextThread() })));
     const reqs = llm.requestsTo('/chat/completions');
-    expect(sentMessages(reqs[1]!.body).at(-1)?.content).toMatch(/^Error: Arguments are not valid JSON/);
-    expect(sentMessages(reqs[2]!.body).at(-1)?.content).toMatch(/^Error: Invalid arguments: city:/);
-    expect(sentMessages(reqs[3]!.body).at(-1)?.content).toMatch(/Unknown tool "no_such_tool"/);
+    expect(unfence(sentMessages(reqs[1]!.body).at(-1)?.content)).toMatch(/^Error: Arguments are not valid JSON/);
+    expect(unfence(sentMessages(reqs[2]!.body).at(-1)?.content)).toMatch(/^Error: Invalid arguments: city:/);
+    expect(unfence(sentMessages(reqs[3]!.body).at(-1)?.content)).toMatch(/Unknown tool "no_such_tool"/);
     // After three failed calls the retry budget is spent: the model answers without tools.
     expect(reqs[3]!.body.tools ?? []).toEqual([]);
     expect(replyOf(events)?.text).toBe('Sorry, I could not look that up.');
@@ -111,7 +114,7 @@ describe('agent loop', () => {
     );
     const events = await collect(h.sb.agent.handle(message('go', { threadId: nextThread() })));
     const toolMessages = sentMessages(llm.requestsTo('/chat/completions')[1]!.body).filter((m) => m.role === 'tool');
-    expect(toolMessages.map((m) => m.content)).toEqual([
+    expect(toolMessages.map((m) => unfence(m.content))).toEqual([
       'Error: Unknown city "Atlantis". Use a real city name.',
       expect.stringMatching(/timed out after 200 ms/),
       expect.stringMatching(/internal error/),
@@ -165,9 +168,10 @@ describe('agent loop', () => {
     await collect(h.sb.agent.handle(message('Who am I?', { threadId })));
     await collect(h.sb.agent.handle(message('Who am I?', { threadId: nextThread() })));
     const [, second, third] = llm.requestsTo('/chat/completions');
-    const roles = sentMessages(second!.body).map((m) => `${m.role}:${String(m.content)}`);
-    expect(roles.slice(1)).toEqual(['user:My name is Ada.', 'assistant:Nice to meet you, Ada.', 'user:Who am I?']);
-    expect(sentMessages(third!.body).map((m) => m.role)).toEqual(['system', 'user']);
+    const conversation = (body: Record<string, unknown>) => sentMessages(body).filter((m) => m.role !== 'system');
+    expect(sentMessages(second!.body)[0]?.role).toBe('system');
+    expect(conversation(second!.body).map((m) => `${m.role}:${String(m.content)}`)).toEqual(['user:My name is Ada.', 'assistant:Nice to meet you, Ada.', 'user:Who am I?']);
+    expect(conversation(third!.body).map((m) => m.role)).toEqual(['user']);
   });
 
   it('answers a message sent mid-turn after the first, in order, exactly once each', async () => {

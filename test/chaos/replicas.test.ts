@@ -64,6 +64,8 @@ describe.skipIf(!REDIS_URL)('two replicas, Slack retries and twins, one replica 
           INBOX_LEASE_MS: '2000',
           // Short, so the rolling restart really hands running turns back.
           SHUTDOWN_DRAIN_MS: '200',
+          // One user sends every message here, far over the flood limit on purpose: this test is about delivery.
+          USER_MESSAGES_PER_MINUTE: '0',
           SLACK_BOT_TOKEN: slack.options.botToken,
           SLACK_SIGNING_SECRET: SECRET,
           SLACK_API_URL: slack.url,

@@ -55,6 +55,8 @@ export async function startHarness(opts: {
     PGLITE_MEMORY: '1',
     EMBEDDING_DIMENSIONS: '8',
     LOG_LEVEL: 'info',
+    // Suites drive many turns a minute as one test user; test/security sets the flood limit it tests.
+    USER_MESSAGES_PER_MINUTE: '0',
     ...opts.env,
   });
   const { log, logs } = captureLogs();
@@ -81,6 +83,7 @@ export function message(text: string, over: Partial<IncomingMessage> = {}): Inco
     threadId: 't-default',
     messageId: `m-${counter}`,
     userId: 'u-1',
+    role: 'member',
     isDirect: true,
     text,
     ...over,

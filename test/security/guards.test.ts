@@ -1,5 +1,5 @@
 /**
- * Guards of the security issue that hold today: prototype keys in tool arguments are a
+ * Guards of the security issue: prototype keys in tool arguments are a
  * validation error the model can fix (the tool never runs with a smuggled value), action ids
  * and command names resolve only to registered handlers, and /api/* bodies over 1 MB are
  * refused before they are read. Driven through the real app over HTTP and the fake LLM.

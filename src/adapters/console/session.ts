@@ -35,6 +35,7 @@ export function createConsoleSession(agent: Agent, out: ConsoleOutput, opts: { f
       threadId,
       messageId: randomUUID(),
       userId: 'console',
+      role: 'member',
       isDirect: true,
       text: button ? '' : input,
       ...(button ? { action: { id: button.actionId, value: button.value } } : {}),

@@ -36,6 +36,8 @@ export interface HandlerDeps {
   conversationTtlMs: number;
   /** The inbox's bound per conversation (INBOX_THREAD_QUEUE_MAX), for the "please wait" reply. */
   maxPerThread: number;
+  /** DISCORD_MEMBER_ROLES: users with none of these roles are guests (unset: everyone is a member). */
+  memberRoleIds?: readonly string[];
 }
 
 /** Where an interaction is answered, by ids and token only: any replica can rebuild its webhook. */
@@ -120,7 +122,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     if (message.inGuild() && !mentioned && !inOurThread) return;
     const startsThread = message.inGuild() && (channel.type === ChannelType.GuildText || channel.type === ChannelType.GuildAnnouncement);
     if (!startsThread && !channel.isSendable()) return;
-    const incoming = normalizeMessage(message, botId, botRoleId);
+    const incoming = normalizeMessage(message, botId, botRoleId, deps.memberRoleIds);
     const work: DiscordWork = {
       kind: 'message',
       message: incoming,
@@ -163,7 +165,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     }
     // Discord drops an interaction not acknowledged within 3 s: defer before anything slow.
     if (!(await acknowledge(interaction, () => interaction.deferReply()))) return;
-    await recordInteraction(interaction, normalizeCommand(interaction), receivedAt);
+    await recordInteraction(interaction, normalizeCommand(interaction, deps.memberRoleIds), receivedAt);
   }
 
   async function onButton(interaction: ButtonInteraction, receivedAt: number): Promise<void> {
@@ -178,7 +180,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     const stored = await kv.get<Conversation>(conversationKey(interaction.message.id));
     const conversation =
       stored ?? conversationIn(interaction.channel, interaction.channelId, interaction.guildId, interaction.message.interactionMetadata?.id ?? interaction.message.id);
-    await recordInteraction(interaction, normalizeButton(interaction, action, conversation), receivedAt);
+    await recordInteraction(interaction, normalizeButton(interaction, action, conversation, deps.memberRoleIds), receivedAt);
   }
 
   /** After the acknowledgement: the entry carries the interaction's token, so any replica can answer it. */

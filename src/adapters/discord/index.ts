@@ -39,6 +39,7 @@ export function createDiscordAdapter(sb: Switchboard, options: DiscordAdapterOpt
     conversationTtlMs: ttlMs,
     inbox: sb.inbox,
     maxPerThread: config.INBOX_THREAD_QUEUE_MAX,
+    memberRoleIds: config.DISCORD_MEMBER_ROLES,
   });
 
   let accepting = false;

@@ -1,5 +1,5 @@
 import { cleanContent, type ButtonInteraction, type ChatInputCommandInteraction, type Message } from 'discord.js';
-import type { IncomingMessage } from '../../agent/types.js';
+import type { IncomingMessage, UserRole } from '../../agent/types.js';
 import type { ButtonAction } from './custom-id.js';
 
 /**
@@ -39,8 +39,25 @@ export function stripBotMention(text: string, botId: string, botRoleId?: string)
     .trim();
 }
 
+/** A member's role ids: a cached GuildMember's role cache, or the raw interaction member's list. */
+type MemberLike = { roles: { cache: { keys(): Iterable<string> } } | readonly string[] } | null | undefined;
+
+/**
+ * Guest or member for the rate limits. With DISCORD_MEMBER_ROLES unset everyone is a member;
+ * with it set, a user holding none of those roles (or writing in a DM, where there are no
+ * roles) is a guest.
+ */
+export function discordRole(member: MemberLike, memberRoleIds: readonly string[] | undefined): UserRole {
+  if (!memberRoleIds?.length) return 'member';
+  if (!member) return 'guest';
+  const roles = Array.isArray(member.roles) ? (member.roles as readonly string[]) : [...(member.roles as { cache: { keys(): Iterable<string> } }).cache.keys()];
+  return roles.some((r) => memberRoleIds.includes(r)) ? 'member' : 'guest';
+}
+
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
 /** A message that reached us. In a plain channel its reply goes to a new thread whose id is the message's. */
-export function normalizeMessage(message: Message, botId: string, botRoleId?: string): IncomingMessage {
+export function normalizeMessage(message: Message, botId: string, botRoleId?: string, memberRoleIds?: readonly string[]): IncomingMessage {
   const conversation = conversationIn(message.channel, message.channelId, message.guildId, message.id);
   const stripped = stripBotMention(message.content, botId, botRoleId);
   return {
@@ -48,14 +65,17 @@ export function normalizeMessage(message: Message, botId: string, botRoleId?: st
     ...conversation,
     messageId: message.id,
     userId: message.author.id,
+    role: discordRole(message.member, memberRoleIds),
     // Other mentions become readable names (`@alice`, `#general`) for the model.
     text: cleanContent(stripped, message.channel),
   };
 }
 
-export function normalizeCommand(interaction: ChatInputCommandInteraction): IncomingMessage {
-  const options: Record<string, string> = {};
+export function normalizeCommand(interaction: ChatInputCommandInteraction, memberRoleIds?: readonly string[]): IncomingMessage {
+  // Null prototype: an option named `__proto__` or `constructor` is only ever a plain entry.
+  const options: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const option of interaction.options.data) {
+    if (PROTOTYPE_KEYS.has(option.name)) continue;
     if (typeof option.value === 'string' || typeof option.value === 'number' || typeof option.value === 'boolean') options[option.name] = String(option.value);
   }
   const conversation = conversationIn(interaction.channel, interaction.channelId, interaction.guildId, interaction.id);
@@ -64,18 +84,20 @@ export function normalizeCommand(interaction: ChatInputCommandInteraction): Inco
     ...conversation,
     messageId: interaction.id,
     userId: interaction.user.id,
+    role: discordRole(interaction.member as MemberLike, memberRoleIds),
     text: options.question ?? options.request ?? '',
     command: { name: interaction.commandName, options },
   };
 }
 
 /** A button click, in the conversation of the message it sits on. */
-export function normalizeButton(interaction: ButtonInteraction, action: ButtonAction, conversation: Conversation): IncomingMessage {
+export function normalizeButton(interaction: ButtonInteraction, action: ButtonAction, conversation: Conversation, memberRoleIds?: readonly string[]): IncomingMessage {
   return {
     platform: 'discord',
     ...conversation,
     messageId: interaction.id,
     userId: interaction.user.id,
+    role: discordRole(interaction.member as MemberLike, memberRoleIds),
     text: '',
     action: action.value === undefined ? { id: action.id } : { id: action.id, value: action.value },
   };

@@ -92,7 +92,9 @@ async function live(
         }
         case 'error':
           stopTyping();
-          await live.fail(event.message);
+          // A flood's later refusals stay quiet (the first one was posted); an interaction is always answered.
+          if (quiet(event, message)) await live.stop();
+          else await live.fail(event.message);
           break;
         default:
           break;
@@ -129,7 +131,7 @@ async function replay(
         const last = refs.at(-1);
         if (buttons.length > 0 && last) await deps.onButtons?.(last, message);
       } else if (event.type === 'error') {
-        await replaceEarlier(sink, earlier, [plain(warning(event.message))], log);
+        if (!quiet(event, message)) await replaceEarlier(sink, earlier, [plain(warning(event.message))], log);
         done = true;
       }
     }
@@ -188,4 +190,9 @@ function keepTyping(sink: ReplySink, log: Logger): () => void {
   type();
   const timer = setInterval(type, TYPING_EVERY_MS);
   return () => clearInterval(timer);
+}
+
+/** An error not to post: `notify: false` on a message (a slash command or button is always answered). */
+function quiet(event: Extract<TurnEvent, { type: 'error' }>, message: IncomingMessage): boolean {
+  return event.notify === false && !message.command && !message.action;
 }

@@ -6,7 +6,7 @@ import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { Agent } from '../../agent/agent.js';
 import type { DataPort } from '../../data/port.js';
-import type { ErrorCode, IncomingMessage, ToolCallRecord, TurnEvent, Usage } from '../../agent/types.js';
+import type { ErrorCode, IncomingMessage, RefusalDetails, ToolCallRecord, TurnEvent, TurnFlag, Usage } from '../../agent/types.js';
 import type { Logger } from '../../logger.js';
 import type { Block } from '../../reply/model.js';
 import { parseTypedCommand } from '../typed-command.js';
@@ -28,6 +28,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   llm_error: 502,
   turn_timeout: 504,
   budget_exhausted: 429,
+  rate_limited: 429,
   internal: 500,
 };
 
@@ -93,7 +94,7 @@ export function createHttpApp({ agent, log, apiToken, health, data }: HttpAppOpt
     const parsed = chatRequest.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return c.json(errorBody('bad_request', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`), 400);
+      return c.json(errorBody('validation_failed', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`), 400);
     }
     const req = parsed.data;
     if (!req.action && !req.message?.trim()) {
@@ -107,6 +108,8 @@ export function createHttpApp({ agent, log, apiToken, health, data }: HttpAppOpt
       threadId,
       messageId: randomUUID(),
       userId: req.userId ?? 'api',
+      // Without API_TOKEN anyone can call: anonymous callers get the guest limits.
+      role: apiToken ? 'member' : 'guest',
       isDirect: true,
       text: req.message ?? '',
       ...(req.action ? { action: req.action } : {}),
@@ -129,16 +132,17 @@ export function createHttpApp({ agent, log, apiToken, health, data }: HttpAppOpt
     const collected = await collectTurn(agent.handle(message, c.req.raw.signal));
     if (collected.error) {
       log.warn({ code: collected.error.code, threadId }, 'chat request failed');
-      const { code, message: text, resetAt } = collected.error;
+      const { resetAt } = collected.error;
       if (resetAt) c.header('Retry-After', String(Math.max(1, Math.ceil((Date.parse(resetAt) - Date.now()) / 1000))));
-      return c.json({ error: { code, message: text, ...(resetAt ? { resetAt } : {}) } }, STATUS[code]);
+      return c.json({ error: collected.error }, STATUS[collected.error.code]);
     }
     return c.json({
       threadId,
       response: collected.text,
       blocks: collected.blocks.map(serializeBlock),
-      toolCalls: collected.toolCalls.map(({ tool, arguments: args, ok, summary, latencyMs }) => ({ tool, arguments: args, ok, summary, latencyMs })),
+      toolCalls: collected.toolCalls.map(({ tool, arguments: args, ok, summary, latencyMs, error }) => ({ tool, arguments: args, ok, summary, latencyMs, ...(error ? { error } : {}) })),
       usage: collected.usage,
+      flags: collected.flags,
       ...collected.data,
     });
   });
@@ -157,11 +161,13 @@ export interface CollectedTurn {
   toolCalls: ToolCallRecord[];
   usage: Usage;
   data: Record<string, unknown>;
-  error?: { code: ErrorCode; message: string; resetAt?: string };
+  /** `prompt_injection` when the message was flagged. */
+  flags: TurnFlag[];
+  error?: { code: ErrorCode; message: string } & RefusalDetails;
 }
 
 export async function collectTurn(events: AsyncIterable<TurnEvent>): Promise<CollectedTurn> {
-  const out: CollectedTurn = { text: '', blocks: [], toolCalls: [], usage: { promptTokens: 0, completionTokens: 0 }, data: {} };
+  const out: CollectedTurn = { text: '', blocks: [], toolCalls: [], usage: { promptTokens: 0, completionTokens: 0 }, data: {}, flags: [] };
   for await (const e of events) {
     if (e.type === 'reply') {
       out.text = e.reply.text;
@@ -170,8 +176,10 @@ export async function collectTurn(events: AsyncIterable<TurnEvent>): Promise<Col
       out.usage = e.usage;
       out.toolCalls = e.toolCalls;
       out.data = e.data;
+      out.flags = e.flags ?? [];
     } else if (e.type === 'error') {
-      out.error = { code: e.code, message: e.message, ...(e.resetAt ? { resetAt: e.resetAt } : {}) };
+      const { type: _type, notify: _notify, ...error } = e;
+      out.error = error;
     }
   }
   return out;
@@ -187,6 +195,10 @@ export function serializeBlock(block: Block): unknown {
 function sseData(event: TurnEvent): unknown {
   if (event.type === 'tool_event') return event.data;
   if (event.type === 'reply') return { ...event.reply, blocks: event.reply.blocks.map(serializeBlock) };
+  if (event.type === 'error') {
+    const { type: _type, notify: _notify, ...error } = event;
+    return error;
+  }
   const { type: _type, ...rest } = event;
   return rest;
 }

@@ -10,6 +10,7 @@ import { explainSlackError, slackErrorCode } from './slack-errors.js';
 import type { SlackState } from './slack-state.js';
 import { escapeMrkdwn, truncate } from './text.js';
 import { TurnWriter, type ThreadTarget, type WriterOptions } from './turn-writer.js';
+import type { SlackRoles } from './user-roles.js';
 
 export interface HandlerDeps {
   agent: Agent;
@@ -19,6 +20,8 @@ export interface HandlerDeps {
   client: webApi.WebClient;
   log: Logger;
   maxPerThread: number;
+  /** Guest or member (users.info, cached), decided when a turn runs. */
+  roles: SlackRoles;
   writer?: Omit<WriterOptions, 'log'>;
 }
 
@@ -192,6 +195,7 @@ async function deliverCommand(d: Delivery<SlackWork>, work: Extract<SlackWork, {
     threadId: rootTs,
     messageId: rootTs,
     userId: req.userId,
+    role: 'guest', // decided in runTurn
     isDirect: req.isDirect,
     text: req.text,
     command: req.command,
@@ -208,6 +212,8 @@ async function runTurn(d: Delivery<SlackWork>, message: IncomingMessage, target:
     return;
   }
   const started = performance.now();
+  // Every Slack turn passes here: the user's role for the limits comes from Slack, not from the event.
+  message = { ...message, role: await deps.roles.of(target.client, message.workspaceId, message.userId) };
   const writer = new TurnWriter(target, {
     log: deps.log,
     ...deps.writer,

@@ -4,6 +4,7 @@ import type { Switchboard } from '../../app.js';
 import { metrics } from '../../metrics.js';
 import type { PlatformAdapter } from '../adapter.js';
 import { boltLogger } from './bolt-logger.js';
+import { createSlackRoles } from './user-roles.js';
 import { registerHandlers } from './handlers.js';
 import { createSlackFetch } from './http-transport.js';
 import { AUTH_ERROR_CODES, slackErrorCode } from './slack-errors.js';
@@ -79,6 +80,7 @@ export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = 
     client: new webApi.WebClient(config.SLACK_BOT_TOKEN, clientOptions()),
     log,
     maxPerThread: config.INBOX_THREAD_QUEUE_MAX,
+    roles: createSlackRoles(log),
     writer: opts.writer,
   });
 

@@ -72,6 +72,8 @@ export function normalizeMessageEvent(raw: unknown, ctx: SlackContext, eventId?:
     threadId: e.thread_ts ?? e.ts,
     messageId: e.client_msg_id ?? e.ts,
     userId: e.user,
+    // Slack events do not say who is a guest: the delivery asks users.info (least privilege until then).
+    role: 'guest',
     isDirect,
     text: slackToPlain(rawText, ctx.botUserId),
   };
@@ -169,6 +171,7 @@ export function normalizeAction(raw: unknown, ctx: SlackContext): { message: Inc
       threadId,
       messageId: `${messageTs}:${actionTs}`,
       userId: b.user.id,
+      role: 'guest', // decided at delivery (users.info)
       isDirect: channelId.startsWith('D'),
       text: '',
       // `#n` made a repeated id unique within its message (see render.ts).

@@ -139,6 +139,8 @@ export class TurnWriter {
         return this.enqueue(() => this.finish(event.reply));
       case 'error':
         this.clearTimer();
+        // A flood's later refusals are not posted: the user already has the first notice.
+        if (event.notify === false && this.mode === 'idle') return;
         return this.enqueue(() => this.finishWithError(event.message));
       default:
         return;
@@ -324,7 +326,7 @@ export class TurnWriter {
 
   private async handleReplay(event: TurnEvent): Promise<void> {
     if (event.type === 'reply') return this.enqueue(() => this.replaceEarlier(renderReply(event.reply).messages, event.reply));
-    if (event.type === 'error') return this.enqueue(() => this.replaceEarlier([noticeMessage(event.message)]));
+    if (event.type === 'error' && event.notify !== false) return this.enqueue(() => this.replaceEarlier([noticeMessage(event.message)]));
   }
 
   private async replaceEarlier(messages: SlackMessage[], reply?: Reply): Promise<void> {

@@ -40,8 +40,8 @@ export function user(username: string, opts: { bot?: boolean; id?: string } = {}
   };
 }
 
-export function member(u: APIUser, joinedAt = new Date().toISOString()): APIGuildMember {
-  return { user: u, roles: [], joined_at: joinedAt, deaf: false, mute: false, flags: 0 as GuildMemberFlags, nick: null, avatar: null, premium_since: null, pending: false, communication_disabled_until: null };
+export function member(u: APIUser, joinedAt = new Date().toISOString(), roles: string[] = []): APIGuildMember {
+  return { user: u, roles, joined_at: joinedAt, deaf: false, mute: false, flags: 0 as GuildMemberFlags, nick: null, avatar: null, premium_since: null, pending: false, communication_disabled_until: null };
 }
 
 export function textChannel(guildId: string, name: string, position = 0): APIChannel {

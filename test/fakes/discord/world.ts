@@ -31,6 +31,8 @@ export interface World {
   readonly general: APIChannel;
   readonly otherGeneral: APIChannel;
   readonly botRoleId: string;
+  /** A "Members" role in the main guild: alice holds it, bob does not (for DISCORD_MEMBER_ROLES). */
+  readonly memberRoleId: string;
   readonly channels: Map<string, APIChannel>;
   readonly messages: Map<string, APIMessage>;
   readonly interactions: Map<string, InteractionRecord>;
@@ -54,6 +56,8 @@ export function createWorld(opts: { token: string; applicationId: string }): Wor
   const general = textChannel(guildId, 'general');
   const otherGeneral = textChannel(otherGuildId, 'general');
   const botRoleId = snowflake();
+  const memberRoleId = snowflake();
+  const rolesOf = (u: APIUser) => (u.id === people.alice.id ? [memberRoleId] : []);
   const channels = new Map<string, APIChannel>([general, otherGeneral].map((c) => [c.id, c]));
   const messages = new Map<string, APIMessage>();
   const dms = new Map<string, APIChannel>();
@@ -66,7 +70,7 @@ export function createWorld(opts: { token: string; applicationId: string }): Wor
   /** A message as MESSAGE_CREATE carries it: with guild_id and member in a guild, channel_type always. */
   const dispatched = (m: APIMessage) => {
     const g = guildOf(m.channel_id);
-    return { ...m, channel_type: channelType(m.channel_id), ...(g ? { guild_id: g, ...(m.webhook_id ? {} : { member: { ...member(m.author, joinedAt), user: undefined } }) } : {}) };
+    return { ...m, channel_type: channelType(m.channel_id), ...(g ? { guild_id: g, ...(m.webhook_id ? {} : { member: { ...member(m.author, joinedAt, rolesOf(m.author)), user: undefined } }) } : {}) };
   };
 
   return {
@@ -79,6 +83,7 @@ export function createWorld(opts: { token: string; applicationId: string }): Wor
     general,
     otherGeneral,
     botRoleId,
+    memberRoleId,
     channels,
     messages,
     interactions: new Map(),
@@ -89,6 +94,7 @@ export function createWorld(opts: { token: string; applicationId: string }): Wor
     guildCreate(id) {
       const everyone = { id, name: '@everyone', permissions: '2248473465835073', position: 0, color: 0, colors: { primary_color: 0, secondary_color: null, tertiary_color: null }, hoist: false, managed: false, mentionable: false, flags: 0, icon: null, unicode_emoji: null };
       const botRole = { ...everyone, id: botRoleId, name: 'Switchboard', position: 1, managed: true, tags: { bot_id: bot.id } };
+      const membersRole = { ...everyone, id: memberRoleId, name: 'Members', position: 2 };
       const own = [...channels.values()].filter((c) => (c as { guild_id?: string }).guild_id === id);
       return {
         id,
@@ -96,7 +102,7 @@ export function createWorld(opts: { token: string; applicationId: string }): Wor
         icon: null, splash: null, discovery_splash: null, banner: null, description: null,
         owner_id: people.alice.id,
         afk_channel_id: null, afk_timeout: 300, verification_level: 0, default_message_notifications: 0, explicit_content_filter: 0,
-        roles: id === guildId ? [everyone, botRole] : [everyone],
+        roles: id === guildId ? [everyone, botRole, membersRole] : [everyone],
         emojis: [], stickers: [], features: [], mfa_level: 0, application_id: null,
         system_channel_id: null, system_channel_flags: 0, rules_channel_id: null, public_updates_channel_id: null, safety_alerts_channel_id: null,
         vanity_url_code: null, premium_tier: 0, premium_subscription_count: 0, preferred_locale: 'en-US', nsfw_level: 0, premium_progress_bar_enabled: false,

@@ -67,6 +67,8 @@ export interface FakeSlack {
   disableStreaming(disabled?: boolean): void;
   /** Posting in this channel answers `not_in_channel`. */
   notInChannel(channel: string): void;
+  /** What `users.info` says of a user beyond the defaults (a full member): e.g. `{ is_restricted: true }` for a guest. */
+  setUser(userId: string, fields: Record<string, unknown>): void;
   /** Waits until `check` holds, polling; throws with `what` after `timeoutMs`. */
   waitFor(check: () => boolean, what: string, timeoutMs?: number): Promise<void>;
   readonly socket: FakeSocketMode | undefined;
@@ -91,6 +93,7 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
   const pendingUploads = new Map<string, { filename: string; length: number }>();
   const failures = new Map<string, FakeFailure[]>();
   const blockedChannels = new Set<string>();
+  const users = new Map<string, Record<string, unknown>>();
   let streamingDisabled = false;
   let seq = 0;
   const base = Math.floor(Date.now() / 1000);
@@ -215,6 +218,12 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
         if (blocked) return blocked;
         return { ok: true, files: files.map((f) => ({ id: f.id, title: f.title, name: pendingUploads.get(f.id)?.filename })) };
       }
+      case 'users.info': {
+        const id = String(a.user ?? '');
+        if (!/^[UW][A-Z0-9]+$/.test(id)) return { ok: false, error: 'user_not_found' };
+        // The fields Slack documents for users.info; guests carry is_restricted / is_ultra_restricted.
+        return { ok: true, user: { id, team_id: options.teamId, name: id.toLowerCase(), deleted: false, is_bot: false, is_admin: false, is_owner: false, is_restricted: false, is_ultra_restricted: false, ...users.get(id) } };
+      }
       default:
         return { ok: false, error: 'unknown_method' };
     }
@@ -253,6 +262,9 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     disableStreaming(disabled = true) {
       streamingDisabled = disabled;
     },
+    setUser(userId, fields) {
+      users.set(userId, fields);
+    },
     notInChannel(channel) {
       blockedChannels.add(channel);
     },
@@ -271,6 +283,7 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
       uploads.length = 0;
       failures.clear();
       blockedChannels.clear();
+      users.clear();
       streamingDisabled = false;
     },
     close: () =>

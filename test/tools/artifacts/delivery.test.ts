@@ -8,6 +8,7 @@ import { startHttpServer, type RunningServer } from '../../../src/adapters/http/
 import type { TurnEvent } from '../../../src/agent/types.js';
 import { createArtifactTools } from '../../../src/tools/artifacts/index.js';
 import { collect, message, replyOf, startHarness, type Harness } from '../../helpers/harness.js';
+import { unfence } from '../../helpers/fence.js';
 
 let h: Harness;
 let server: RunningServer;
@@ -45,7 +46,7 @@ describe('generate_artifact delivery', () => {
       },
     ]);
     const tool = (h.llm.requestsTo('/chat/completions')[1]!.body.messages as { role: string; content: string }[]).find((m) => m.role === 'tool');
-    expect(tool?.content).toBe('Artifact "Search flow" (mermaid, 3 lines) delivered to the user as search-flow.mmd. Do not repeat its code; say in a sentence or two what it is and how to use it.');
+    expect(unfence(tool?.content)).toBe('Artifact "Search flow" (mermaid, 3 lines) delivered to the user as search-flow.mmd. Do not repeat its code; say in a sentence or two what it is and how to use it.');
   });
 
   it('streams artifact_complete with the code before the reply', async () => {

@@ -3,6 +3,7 @@ import type { AdminDataPort } from '../../../src/data/index.js';
 import { tenantListRow } from '../../../src/data/rows.js';
 import type { RecordedRequest } from '../../fakes/openai-server.js';
 import { sentMessages } from '../../helpers/harness.js';
+import { unfence } from '../../helpers/fence.js';
 
 export const B_MARK = 'zanzibarquux';
 
@@ -46,5 +47,5 @@ export function toolResults(request: RecordedRequest | undefined): string[] {
   if (!request) return [];
   return sentMessages(request.body)
     .filter((m) => m.role === 'tool')
-    .map((m) => String(m.content));
+    .map((m) => unfence(m.content));
 }

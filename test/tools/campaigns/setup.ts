@@ -11,6 +11,7 @@ import type { Campaign } from '../../../src/tools/campaigns/result.js';
 import { startFakeOpenAI, type FakeOpenAI, type FakeResponder, type FakeResponse } from '../../fakes/openai-server.js';
 import { TEST_DIMENSIONS } from '../../helpers/db.js';
 import { collect, errorOf, message, replyOf, sentMessages, startHarness, type Harness } from '../../helpers/harness.js';
+import { unfence } from '../../helpers/fence.js';
 
 /**
  * One Switchboard with the campaign tools over a given database (PGlite or Postgres with
@@ -106,7 +107,7 @@ export async function runTurn(world: CampaignWorld, text: string, script: (FakeR
   if (last && requests.length > before) {
     const sent = sentMessages(last.body);
     const lastUser = sent.findLastIndex((m) => m.role === 'user');
-    toolResults = sent.slice(lastUser).filter((m) => m.role === 'tool').map((m) => String(m.content));
+    toolResults = sent.slice(lastUser).filter((m) => m.role === 'tool').map((m) => unfence(m.content));
   }
   const data = done?.data ?? {};
   return {

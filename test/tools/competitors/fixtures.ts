@@ -3,6 +3,7 @@ import type { AdminDataPort } from '../../../src/data/index.js';
 import { tenantListRow } from '../../../src/data/rows.js';
 import type { RecordedRequest } from '../../fakes/openai-server.js';
 import { sentMessages } from '../../helpers/harness.js';
+import { unfence } from '../../helpers/fence.js';
 
 /** A tenant of its own, reachable as the Slack workspace `workspace`, with these competitors. */
 export async function addTenant(
@@ -50,5 +51,5 @@ export function toolResults(request: RecordedRequest | undefined): unknown[] {
   if (!request) return [];
   return sentMessages(request.body)
     .filter((m) => m.role === 'tool')
-    .map((m) => m.content);
+    .map((m) => unfence(m.content));
 }

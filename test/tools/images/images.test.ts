@@ -14,6 +14,7 @@ import { toolParameters } from '../../../src/tools/json-schema.js';
 import { startFakeOpenAI, TINY_PNG_BASE64, type FakeOpenAI } from '../../fakes/openai-server.js';
 import { collect, message, startHarness, type Harness } from '../../helpers/harness.js';
 import { geminiViolations, openAiStrictViolations } from '../../helpers/schema-rules.js';
+import { unfence } from '../../helpers/fence.js';
 
 const PNG = Buffer.from(TINY_PNG_BASE64, 'base64');
 let llm: FakeOpenAI;
@@ -99,7 +100,7 @@ describe('generate_image', () => {
     scriptImageTurn({ prompt: 'A red bicycle' });
     await collect(h.sb.agent.handle(message('Draw a red bicycle', { threadId: 'img-content' })));
     const tool = (llm.requestsTo('/chat/completions')[1]!.body.messages as { role: string; content: string }[]).find((m) => m.role === 'tool');
-    expect(tool?.content).toMatch(/^Image generated and attached for the user as a-red-bicycle\.png \(image\/png, \d+ bytes\)\..*Do not add a link/);
+    expect(unfence(tool?.content)).toMatch(/^Image generated and attached for the user as a-red-bicycle\.png \(image\/png, \d+ bytes\)\..*Do not add a link/);
   });
 
   it('rejects an empty prompt as a fixable error without calling the images endpoint', async () => {

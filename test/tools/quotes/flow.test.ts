@@ -26,6 +26,7 @@ import {
   tableArgs,
   tableOf,
 } from './helpers.js';
+import { unfence } from '../../helpers/fence.js';
 
 /**
  * The design note's three scenarios end to end in one thread — CALC, then PRICE "from the
@@ -182,8 +183,8 @@ describe('catalogue lookups', () => {
     expect(main!.tools).toContain('start_quote');
     for (const lookup of ['search_products', 'get_pricing_for_material', 'compare_suppliers']) expect(main!.tools).not.toContain(lookup);
     expect(first!.tools).toEqual(['search_products', 'get_pricing_for_material', 'compare_suppliers', 'emit_price_result']);
-    expect(second!.last?.content).toMatch(/^AL5052-mill-SHEET-3-1200X2400 \(id [0-9a-f-]{36}\) · 5052 aluminium sheet, 3 mm, 2400 x 1200 mm · \d suppliers/);
-    const toolMessages = third!.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+    expect(unfence(second!.last?.content)).toMatch(/^AL5052-mill-SHEET-3-1200X2400 \(id [0-9a-f-]{36}\) · 5052 aluminium sheet, 3 mm, 2400 x 1200 mm · \d suppliers/);
+    const toolMessages = third!.messages.filter((m) => m.role === 'tool').map((m) => unfence(m.content));
     expect(toolMessages.at(-2)).toBe('Error: Give a product_id or at least one of family, grade, form, thickness_mm.');
     expect(toolMessages.at(-1)).toMatch(/^supplier "Southern Cross Metals" · sku SCM-AL5052-mill-SHEET-3-1200X2400 .* for 4 sheets: \$1,169\.60 landed \(rank 1, cheapest, fastest\)$/m);
     const reply = replyOf(events);

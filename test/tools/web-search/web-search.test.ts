@@ -13,6 +13,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
 import { startFakeTavily, type FakeTavily } from '../../fakes/tavily-server.js';
 import { collect, message, replyOf, sentMessages, sentToolNames, startHarness, type Harness } from '../../helpers/harness.js';
 import { geminiViolations, openAiStrictViolations } from '../../helpers/schema-rules.js';
+import { unfence } from '../../helpers/fence.js';
 
 const TAVILY_KEY = 'tvly-test-web-search-key';
 let llm: FakeOpenAI;
@@ -69,7 +70,7 @@ describe('web_search', () => {
     expect(sentToolNames(llm.requestsTo('/chat/completions')[0]!.body)).toEqual(['web_search']);
     expect(llm.requestsTo('/chat/completions')[1]!.body).toMatchObject({ temperature: 0, max_tokens: 50 });
 
-    const content = String(toolMessage(2)?.content);
+    const content = unfence(toolMessage(2)?.content);
     expect(content).toContain(FENCE_NOTE);
     expect(content).toMatch(/<web_results>[\s\S]*React 19 adds Actions[\s\S]*<\/web_results>/);
     expect(content).toContain('url: https://react.dev/blog/2024/12/05/react-19');
@@ -111,7 +112,7 @@ describe('web_search', () => {
 
     const sent = sentMessages(llm.requestsTo('/chat/completions')[1]!.body);
     const tool = sent.find((m) => m.role === 'tool');
-    const content = String(tool?.content);
+    const content = unfence(tool?.content);
     // It reached the model only as the tool's result, after the note and inside the single fence.
     const open = content.indexOf('<web_results>');
     const close = content.lastIndexOf('</web_results>');
@@ -164,7 +165,7 @@ describe('web_search', () => {
     llm.script({ toolCalls: [{ name: 'web_search', arguments: { query: 'TypeScript generics tutorial' } }] }, { text: 'I could not search the web.' });
     const events = await collect(h.sb.agent.handle(message('generics?', { threadId: nextThread() })));
     expect(toolResults(events)[0]).toMatchObject({ ok: false, summary: expect.stringMatching(/Web search is unavailable/) });
-    expect(String(toolMessage(1)?.content)).toMatch(/^Error: Web search is unavailable.*Do not retry/);
+    expect(unfence(toolMessage(1)?.content)).toMatch(/^Error: Web search is unavailable.*Do not retry/);
     expect(replyOf(events)?.text).toBe('I could not search the web.');
     expect(h.logs.lines.some((l) => l.msg === 'web search unavailable' && l.level === 40)).toBe(true);
     expect(h.logs.text()).not.toContain(TAVILY_KEY);

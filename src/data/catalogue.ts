@@ -26,6 +26,7 @@ export const READ_FUNCTIONS = {
   search_campaigns: { tenant_id: 'uuid', query_embedding: 'real[]', limit: 'integer?', ...campaignFilters },
   search_campaigns_by_text: { tenant_id: 'uuid', query: 'text', limit: 'integer?', ...campaignFilters },
   filter_campaigns: { tenant_id: 'uuid', ...campaignFilters, limit: 'integer?' },
+  aggregate_campaigns: { tenant_id: 'uuid', group_by: 'text', ...campaignFilters, limit: 'integer?' },
   list_campaign_facets: { tenant_id: 'uuid' },
   get_campaigns: { tenant_id: 'uuid', ids: 'uuid[]' },
   embedding_status: { tenant_id: 'uuid' },

@@ -219,6 +219,9 @@ export const tenantListRow = z.object({ id: uuid, slug: text, name: text, is_def
 /** The row schema of every catalogued function (tests check each against real output). */
 /** bigint sums arrive as strings from `pg`, numbers elsewhere. */
 const count = z.coerce.number().int().nonnegative();
+/** One group of aggregate_campaigns: its value (null: none), its count, and the totals of the whole result. */
+export const aggregationRow = z.object({ value: z.string().nullable(), campaigns: count, total: count, groups: count });
+export type AggregationRow = z.infer<typeof aggregationRow>;
 export const usageTotalsRow = z.object({ prompt_tokens: count, completion_tokens: count, turns: count });
 export const usageByDayRow = z.object({ tenant: z.string(), day: z.string(), prompt_tokens: count, completion_tokens: count, turns: count });
 
@@ -228,6 +231,7 @@ export const ROW_SCHEMAS = {
   search_campaigns: semanticCampaignRow,
   search_campaigns_by_text: textCampaignRow,
   filter_campaigns: campaignRow,
+  aggregate_campaigns: aggregationRow,
   list_campaign_facets: campaignFacetRow,
   get_campaigns: campaignRow,
   embedding_status: embeddingStatusRow,

@@ -98,6 +98,10 @@ export function defineIsolationTests(getPort: () => AdminDataPort): void {
           ...(await port.call('search_campaigns_by_text', { tenant_id: A, query: 'wind power', ...all }, rows.textCampaignRow)),
         ],
         filter_campaigns: () => port.call('filter_campaigns', { tenant_id: A, date_from: '2026-10-30', ...all }, rows.campaignRow),
+        aggregate_campaigns: async () => [
+          ...(await port.call('aggregate_campaigns', { tenant_id: A, group_by: 'company', limit: 50 }, rows.aggregationRow)),
+          ...(await port.call('aggregate_campaigns', { tenant_id: A, group_by: 'brand', companies: [`B Energy ${MARK}`], ...all }, rows.aggregationRow)),
+        ],
         list_campaign_facets: () => port.call('list_campaign_facets', { tenant_id: A }, rows.campaignFacetRow),
         get_campaigns: () => port.call('get_campaigns', { tenant_id: A, ids: b.campaignIds }, rows.campaignRow),
         embedding_status: async () => {

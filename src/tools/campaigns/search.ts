@@ -201,7 +201,7 @@ async function probeRelaxations(search: Search, filters: CampaignFilters, today:
 }
 
 /** Database rejections become a fixable error; anything else is an internal failure (logged by the loop). */
-async function guard<T>(ctx: ToolContext, fn: () => Promise<T>): Promise<T> {
+export async function guard<T>(ctx: ToolContext, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {

@@ -1,5 +1,6 @@
 import type { AnyTool, OfferContext } from '../tool.js';
 import { defineTool } from '../tool.js';
+import { aggregateTool } from './aggregate.js';
 import { describeFilters, isEmpty } from './filters.js';
 import { DEFAULT_LIMIT, filterInput, fullTextInput, semanticInput } from './input.js';
 import { runCampaignSearch, type SearchDeps } from './search.js';
@@ -47,7 +48,7 @@ export function campaignTools(deps: SearchDeps): AnyTool[] {
       runCampaignSearch({ kind: 'text', tool: 'full_text_search', query, args: { ...filters, reset_filters }, limit: limit ?? DEFAULT_LIMIT }, ctx, deps),
   });
 
-  return [semantic, filter, fullText];
+  return [semantic, filter, fullText, aggregateTool()];
 }
 
 /** Tells the model which filters the thread has, so follow-ups ("only the email ones") build on them. */

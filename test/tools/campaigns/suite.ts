@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe } from 'vitest';
+import { defineAggregationTests } from './aggregate.suite.js';
 import { defineSearchTests } from './search.suite.js';
 import { openWorld, type CampaignTarget, type CampaignWorld } from './setup.js';
 import { defineThreadTests } from './thread.suite.js';
@@ -15,5 +16,6 @@ export function defineCampaignSuite(label: string, target: CampaignTarget): void
     });
     describe('search tools', () => defineSearchTests(() => world));
     describe('thread memory and buttons', () => defineThreadTests(() => world));
+    describe('aggregation', () => defineAggregationTests(() => world));
   });
 }

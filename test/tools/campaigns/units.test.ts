@@ -33,8 +33,8 @@ function campaign(i: number, over: Partial<Campaign> = {}): Campaign {
 describe('campaign tool schemas', () => {
   const { tools } = createCampaignTools({ EMBEDDING_MODEL: undefined });
 
-  it('export the three tools as valid OpenAI strict and Gemini schemas', () => {
-    expect(tools.map((t) => t.name)).toEqual(['semantic_search', 'filter_campaigns', 'full_text_search']);
+  it('export the four tools as valid OpenAI strict and Gemini schemas', () => {
+    expect(tools.map((t) => t.name)).toEqual(['semantic_search', 'filter_campaigns', 'full_text_search', 'aggregate_campaigns']);
     for (const tool of tools) {
       const strict = toolSpec(tool, tool.input, 'openai');
       const gemini = toolSpec(tool, tool.input, 'gemini');

@@ -59,6 +59,13 @@ export const configSchema = z
     TOKEN_BUDGET_PER_USER_DAILY: optionalPositiveInt,
     /** Tokens one tenant may use per UTC month; unset = unlimited. */
     TOKEN_BUDGET_PER_TENANT_MONTHLY: optionalPositiveInt,
+    // Business lookups (seed 004's router limits)
+    /** One business lookup gives up after this long (the seed: 200–400 ms). */
+    BUSINESS_TOOL_TIMEOUT_MS: int(400, 50, 60_000),
+    /** All business lookups of one turn together; then they fail at once with the fallback. */
+    BUSINESS_TURN_BUDGET_MS: int(1_000, 50, 120_000),
+    /** Business tool calls per turn; more are refused with an error the model can act on. */
+    BUSINESS_MAX_CALLS: int(2, 1, 20),
     // Limits
     /** Messages one user may send per minute; over it they get one notice and no answers (0: off). */
     USER_MESSAGES_PER_MINUTE: int(20, 0, 10_000),

@@ -68,6 +68,17 @@ export const READ_FUNCTIONS = {
   get_booking_by_id: { tenant_id: 'uuid', booking_id: 'text' },
   get_policies: { tenant_id: 'uuid', topic: 'text?', business_id: 'uuid?' },
   get_faqs: { tenant_id: 'uuid', topic: 'text?', business_id: 'uuid?', limit: 'integer?' },
+  get_availability: {
+    tenant_id: 'uuid',
+    date: 'date',
+    duration_minutes: 'integer?',
+    business_id: 'uuid?',
+    after: 'timestamp with time zone?',
+    step_minutes: 'integer?',
+    limit: 'integer?',
+  },
+  // The one write a tool makes (append-only, into the tenant's own business): take_message.
+  take_message: { tenant_id: 'uuid', name: 'text', contact: 'text', message: 'text', platform: 'text', user_id: 'text', business_id: 'uuid?' },
 } as const;
 
 /** Maintenance functions for the import, embedding and migration CLIs; not for tools. */

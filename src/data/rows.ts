@@ -219,6 +219,9 @@ export const tenantListRow = z.object({ id: uuid, slug: text, name: text, is_def
 /** The row schema of every catalogued function (tests check each against real output). */
 /** bigint sums arrive as strings from `pg`, numbers elsewhere. */
 const count = z.coerce.number().int().nonnegative();
+export const availabilityRow = z.object({ business_id: uuid, timezone: text, slot_start: text, slot_local: text, duration_minutes: z.number().int() });
+export const takenMessageRow = z.object({ message_id: uuid, business_id: uuid, created_at: text });
+
 /** One group of aggregate_campaigns: its value (null: none), its count, and the totals of the whole result. */
 export const aggregationRow = z.object({ value: z.string().nullable(), campaigns: count, total: count, groups: count });
 export type AggregationRow = z.infer<typeof aggregationRow>;
@@ -247,6 +250,8 @@ export const ROW_SCHEMAS = {
   get_booking_by_id: bookingRow,
   get_policies: policyRow,
   get_faqs: faqRow,
+  get_availability: availabilityRow,
+  take_message: takenMessageRow,
   import_stage: z.object({ staged: z.number().int() }),
   import_commit: importCommitRow,
   import_abort: z.object({ discarded: z.number().int() }),

@@ -147,6 +147,22 @@ export function defineIsolationTests(getPort: () => AdminDataPort): void {
           ...(await port.call('get_faqs', { tenant_id: A, topic: 'parking', limit: 50 }, rows.faqRow)),
           ...(await port.call('get_faqs', { tenant_id: A, topic: MARK, business_id: b.businessId }, rows.faqRow)),
         ],
+        get_availability: async () => {
+          const slots = await port.call('get_availability', { tenant_id: A, date: '2027-06-01', business_id: b.businessId }, rows.availabilityRow);
+          expect(slots).toEqual([]);
+          return slots;
+        },
+        // A write into B's business as A is refused, never stored under B.
+        take_message: () =>
+          port
+            .call('take_message', { tenant_id: A, name: 'x', contact: 'x@example.com', message: 'm', platform: 'http', user_id: 'u', business_id: b.businessId }, rows.takenMessageRow)
+            .then(() => {
+              throw new Error('take_message wrote into another tenant’s business');
+            })
+            .catch((e: unknown) => {
+              expect(e).toBeInstanceOf(DataError);
+              return [];
+            }),
       };
       for (const [fn, run] of Object.entries(cases)) expectNothingOfB(await run(), fn);
     });

@@ -1,14 +1,16 @@
 import type { Config } from '../../config.js';
 import type { ToolSet } from '../index.js';
+import { ToolError, type AnyTool } from '../tool.js';
+import { createAvailabilityTool } from './availability-tool.js';
 import { createBookingTools } from './booking-tools.js';
 import { createCatalogueTools } from './catalogue-tools.js';
+import { businessContext } from './context.js';
 import { createKnowledgeTools } from './knowledge-tools.js';
-import { createBusinessLookups } from './lookup.js';
+import { createBusinessLookups, type LookupSettings } from './lookup.js';
+import { createTakeMessageTool } from './take-message-tool.js';
 
 export { TROUBLE_MESSAGE } from './lookup.js';
 
-/** Reads are single indexed queries: a lookup slower than this is failing, and a chat should say so. */
-const BUSINESS_TOOL_TIMEOUT_MS = 3_000;
 const REFERENCE_TTL_MS = 10 * 60_000;
 const BOOKING_TTL_MS = 60_000;
 
@@ -18,22 +20,36 @@ export interface BusinessToolOptions {
 }
 
 /**
- * Tenant-scoped, read-only lookups of the tenant's business (services, hours, policies,
- * FAQs, bookings), offered only when the tenant has a business. The tenant and business
- * come from the platform context; no tool takes a business id from the model.
+ * Tenant-scoped lookups of the tenant's business (services, hours, availability, policies,
+ * FAQs, bookings), offered only when the tenant has a business, under seed 004's router
+ * limits: at most BUSINESS_MAX_CALLS lookups a turn, each within BUSINESS_TOOL_TIMEOUT_MS,
+ * all within BUSINESS_TURN_BUDGET_MS; then the fallback ("…Would you like me to take a
+ * message?") and `take_message`. The tenant and business come from the platform context; no
+ * tool takes a business id from the model.
  */
 export function createBusinessTools(config: Config, opts: BusinessToolOptions = {}): ToolSet {
-  const timeoutMs = Math.min(config.TOOL_TIMEOUT_MS, BUSINESS_TOOL_TIMEOUT_MS);
-  // The lookup gives up first, so the user gets the safe message rather than a generic timeout.
-  const deadlineMs = Math.max(50, timeoutMs - Math.min(500, Math.round(timeoutMs / 4)));
+  const settings: LookupSettings = {
+    perCallMs: config.BUSINESS_TOOL_TIMEOUT_MS,
+    turnBudgetMs: config.BUSINESS_TURN_BUDGET_MS,
+    maxCalls: config.BUSINESS_MAX_CALLS,
+  };
   const env = {
-    lookups: createBusinessLookups({ deadlineMs }),
+    lookups: createBusinessLookups(settings),
     referenceTtlMs: opts.referenceTtlMs ?? REFERENCE_TTL_MS,
     bookingTtlMs: opts.bookingTtlMs ?? BOOKING_TTL_MS,
-    timeoutMs,
+    // The lookups give up first (per call and per turn), so the user gets the fallback rather than a generic timeout.
+    timeoutMs: Math.min(config.TOOL_TIMEOUT_MS, settings.turnBudgetMs + 1_000),
   };
-  return {
-    tools: [...createCatalogueTools(env), ...createKnowledgeTools(env), ...createBookingTools(env)],
-    extensions: [],
-  };
+  const lookups: AnyTool[] = [...createCatalogueTools(env), createAvailabilityTool(env), ...createKnowledgeTools(env), ...createBookingTools(env)].map((tool: AnyTool, i): AnyTool => ({
+    ...tool,
+    // Every lookup tool's call counts against the turn's cap, here, in one place.
+    async run(input: Record<string, unknown>, ctx) {
+      const begun = env.lookups.begin(ctx);
+      if (!begun.ok) throw new ToolError(begun.error);
+      return tool.run(input, ctx);
+    },
+    // The business profile (services, hours, topics) reaches the system prompt once, through the first tool.
+    ...(i === 0 ? { context: (ctx) => businessContext(env, ctx) } : {}),
+  }));
+  return { tools: [...lookups, createTakeMessageTool(env)], extensions: [] };
 }

@@ -6,14 +6,17 @@ import { topicLabel } from './format.js';
 import { troubleOutput, type LookupResult } from './lookup.js';
 import { cacheKey, hasBusiness, scopeArgs, type BusinessEnv } from './scope.js';
 
+/** Required (seed 004): a topic string; "all" lists every entry. */
 const topic = (examples: string) =>
   z
     .string()
     .trim()
     .min(1)
     .max(80)
-    .optional()
-    .describe(`e.g. ${examples}; omit for all`);
+    .describe(`e.g. ${examples}; "all" lists everything`);
+
+const ALL = /^(all|any|everything|\*)$/i;
+const topicOrAll = (t: string): string | undefined => (ALL.test(t) ? undefined : t);
 
 /** Matches the SQL's topic key: 'Late-Arrival' and 'late arrival' are one cache entry. */
 const topicKey = (t: string | undefined) => (t ? t.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim() || '*' : '*');
@@ -37,9 +40,9 @@ export function createKnowledgeTools(env: BusinessEnv) {
           size: (r) => r.length,
           load: () => ctx.data.call('get_policies', { ...scopeArgs(ctx.tenant), topic: t ?? null }, policyRow),
         });
-      const rows = await load(topic);
+      const rows = await load(topicOrAll(topic));
       if (!rows.ok) return troubleOutput('policies');
-      if (rows.value.length === 0) return noMatch('policy', topic, () => load(undefined), (r) => r.map((p) => p.topic));
+      if (rows.value.length === 0) return noMatch('policy', topicOrAll(topic), () => load(undefined), (r) => r.map((p) => p.topic));
       const found = rows.value;
       return {
         content: found.map((p) => `${p.title} [${topicLabel(p.topic)}]: ${p.content}`).join('\n'),
@@ -66,9 +69,9 @@ export function createKnowledgeTools(env: BusinessEnv) {
           size: (r) => r.length,
           load: () => ctx.data.call('get_faqs', { ...scopeArgs(ctx.tenant), topic: t ?? null, limit: t ? 5 : 30 }, faqRow),
         });
-      const rows = await load(topic);
+      const rows = await load(topicOrAll(topic));
       if (!rows.ok) return troubleOutput('FAQs');
-      if (rows.value.length === 0) return noMatch('FAQ', topic, () => load(undefined), (r) => r.map((f) => f.topic));
+      if (rows.value.length === 0) return noMatch('FAQ', topicOrAll(topic), () => load(undefined), (r) => r.map((f) => f.topic));
       const found = rows.value;
       return {
         content: found.map((f) => `Q: ${f.question}\nA: ${f.answer}`).join('\n'),

@@ -2,14 +2,27 @@ import { cacheGet, cacheSet, type ThreadState } from '../../agent/thread-state.j
 import { metrics } from '../../metrics.js';
 import { DataError } from '../../data/port.js';
 import type { Block } from '../../reply/model.js';
-import type { OfferContext, ToolOutput } from '../tool.js';
+import type { OfferContext, ToolContext, ToolOutput } from '../tool.js';
 
-/** What the user reads when a lookup fails, whichever way it failed. */
-export const TROUBLE_MESSAGE = 'I’m having trouble pulling that up right now.';
+/** What the user reads when a lookup fails, whichever way it failed (seed 004's fallback). */
+export const TROUBLE_MESSAGE = 'I’m having trouble pulling that up right now. Would you like me to take a message?';
 
+/** Seed 004's router limits, per user turn. */
 export interface LookupSettings {
-  /** The lookup gives up after this long, so the user still gets the safe message before the tool times out. */
-  deadlineMs: number;
+  /** One lookup gives up after this long (200–400 ms in the seed). */
+  perCallMs: number;
+  /** A turn's business lookups end this long after its first one started (1 s, wall clock); later ones fail at once. */
+  turnBudgetMs: number;
+  /** Business tool calls per turn (2); further calls are refused with a fixable error. */
+  maxCalls: number;
+}
+
+/** What one turn has used of its business budget (keyed by the turn's thread state, checked by message id). */
+interface TurnUse {
+  messageId: string;
+  calls: number;
+  /** When its first business lookup started (performance.now()): the budget is wall-clock time from there. */
+  startedAt?: number;
 }
 
 export type LookupResult<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -29,6 +42,9 @@ export interface LookupRequest<T> {
 
 export interface BusinessLookups {
   run<T>(ctx: OfferContext, now: number, request: LookupRequest<T>): Promise<LookupResult<T>>;
+  /** Counts one business tool call of this turn; over `maxCalls` it is refused with a message for the model. */
+  begin(ctx: ToolContext): { ok: true } | { ok: false; error: string };
+  readonly settings: LookupSettings;
 }
 
 /**
@@ -38,13 +54,30 @@ export interface BusinessLookups {
  */
 export function createBusinessLookups(settings: LookupSettings): BusinessLookups {
   const inFlight = new WeakMap<ThreadState, Map<string, Promise<LookupResult<unknown>>>>();
+  const turns = new WeakMap<ThreadState, TurnUse>();
+  /** The turn's use, when `ctx` is a tool call's (offers before the step do not count). */
+  const useOf = (ctx: OfferContext): TurnUse | undefined => {
+    const messageId = (ctx as Partial<ToolContext>).message?.messageId;
+    if (!messageId) return undefined;
+    let use = turns.get(ctx.state);
+    if (!use || use.messageId !== messageId) turns.set(ctx.state, (use = { messageId, calls: 0 }));
+    return use;
+  };
 
   async function load<T>(ctx: OfferContext, now: number, req: LookupRequest<T>): Promise<LookupResult<T>> {
+    const use = useOf(ctx);
+    if (use) use.startedAt ??= performance.now();
+    const remaining = use ? settings.turnBudgetMs - (performance.now() - (use.startedAt ?? 0)) : settings.perCallMs;
+    if (remaining <= 0) {
+      metrics.businessLookups.inc({ tool: req.tool, result: 'fallback' });
+      ctx.log.warn({ tool: req.tool, fn: req.fn, reason: 'turn_budget', budgetMs: settings.turnBudgetMs }, 'business lookup failed');
+      return { ok: false, reason: 'turn_budget' };
+    }
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), settings.deadlineMs);
+      timer = setTimeout(() => resolve('timeout'), Math.min(settings.perCallMs, remaining));
     });
     try {
       const value = await Promise.race([req.load(), deadline]);
@@ -68,6 +101,19 @@ export function createBusinessLookups(settings: LookupSettings): BusinessLookups
   }
 
   return {
+    settings,
+    begin(ctx) {
+      const use = useOf(ctx);
+      if (!use) return { ok: true };
+      if (use.calls >= settings.maxCalls) {
+        return {
+          ok: false,
+          error: `At most ${settings.maxCalls} business lookups per message. Answer with what you have; if something is still missing, say so and offer to take a message (take_message).`,
+        };
+      }
+      use.calls++;
+      return { ok: true };
+    },
     async run<T>(ctx: OfferContext, now: number, req: LookupRequest<T>): Promise<LookupResult<T>> {
       const hit = cacheGet<T>(ctx.state, req.key, now);
       if (hit !== undefined) {
@@ -92,9 +138,9 @@ export function createBusinessLookups(settings: LookupSettings): BusinessLookups
 
 /** The tool result after a failed lookup: a short error for the model, a clear line for the user. */
 export function troubleOutput(what: string): ToolOutput {
-  const blocks: Block[] = [{ type: 'context', items: [`${TROUBLE_MESSAGE} Please try again in a minute.`] }];
+  const blocks: Block[] = [{ type: 'context', items: [TROUBLE_MESSAGE] }];
   return {
-    content: `Error: the ${what} lookup failed. Do not retry; tell the user: "${TROUBLE_MESSAGE}"`,
+    content: `Error: the ${what} lookup failed. Do not retry; tell the user: "${TROUBLE_MESSAGE}" If they want to, take the message with take_message.`,
     summary: `Could not look up ${what}`,
     blocks,
     // Several failed lookups in one turn show one line, not one each.

@@ -9,7 +9,7 @@ import { collect, message, replyOf, sentToolNames, startHarness, type Harness } 
 import { geminiViolations, openAiStrictViolations } from '../../helpers/schema-rules.js';
 import { addTenant, B_MARK, breakFunction, toolResults } from './fixtures.js';
 
-const BUSINESS_TOOLS = ['get_business_services', 'get_working_hours', 'get_policies', 'get_faqs', 'get_latest_booking', 'get_booking_by_id'];
+const BUSINESS_TOOLS = ['get_business_services', 'get_working_hours', 'get_availability', 'get_policies', 'get_faqs', 'get_latest_booking', 'get_booking_by_id', 'take_message'];
 
 let port: AdminDataPort;
 let llm: FakeOpenAI;
@@ -68,8 +68,10 @@ describe('business tools on the demo business', () => {
     expect((await lookup('get_policies', { topic: 'cancel' })).result).toMatch(/^Cancellation policy/);
     const none = await lookup('get_policies', { topic: 'parking' });
     expect(none.result).toBe('No policy matches "parking". Topics on file: cancellation, deposits, late arrival, payment, refunds, reschedule.');
-    const all = await lookup('get_policies', { topic: null });
+    // The topic is required (seed 004); "all" lists every policy.
+    const all = await lookup('get_policies', { topic: 'all' });
     expect(all.result.split('\n')).toHaveLength(6);
+    expect((await lookup('get_policies', {})).result).toMatch(/^Error: Invalid arguments: topic:/);
 
     const fund = await lookup('get_faqs', { topic: 'health fund' });
     // A tag match ranks before a full-text one.
@@ -160,9 +162,9 @@ describe('business tools when the database fails', () => {
     const restore = await breakFunction(port, '(uuid, text, uuid)', 'get_policies');
     try {
       const { result, reply, events } = await lookup('get_policies', { topic: 'refunds' });
-      expect(result).toBe(`Error: the policies lookup failed. Do not retry; tell the user: "${TROUBLE_MESSAGE}"`);
-      expect(reply?.blocks).toEqual([{ type: 'context', items: [`${TROUBLE_MESSAGE} Please try again in a minute.`] }]);
-      expect(TROUBLE_MESSAGE).toMatch(/having trouble pulling that up right now/);
+      expect(result).toBe(`Error: the policies lookup failed. Do not retry; tell the user: "${TROUBLE_MESSAGE}" If they want to, take the message with take_message.`);
+      expect(reply?.blocks).toEqual([{ type: 'context', items: [TROUBLE_MESSAGE] }]);
+      expect(TROUBLE_MESSAGE).toBe('I’m having trouble pulling that up right now. Would you like me to take a message?');
       expect(JSON.stringify(events)).not.toMatch(/get_policies_broken|42883|stack/i);
       const failure = h.logs.lines.find((l) => l.msg === 'business lookup failed' && l.fn === 'get_policies');
       expect(failure).toMatchObject({ level: 40, tool: 'get_policies', reason: 'not_migrated' });

@@ -18,7 +18,7 @@ const request = <T>(load: () => Promise<T>, over: Partial<LookupRequest<T>> = {}
 describe('business lookups', () => {
   it('gives up at the deadline with a reason and a warning', async () => {
     const { ctx, logs } = context();
-    const lookups = createBusinessLookups({ deadlineMs: 30 });
+    const lookups = createBusinessLookups({ perCallMs: 30, turnBudgetMs: 60_000, maxCalls: 99 });
     const result = await lookups.run(ctx, 0, request(() => new Promise<never>(() => {})));
     expect(result).toEqual({ ok: false, reason: 'timeout' });
     expect(logs.lines.at(-1)).toMatchObject({ level: 40, msg: 'business lookup failed', reason: 'timeout', fn: 'get_faqs' });
@@ -26,7 +26,7 @@ describe('business lookups', () => {
 
   it('caches per thread until the TTL, and shares one in-flight load', async () => {
     const { ctx } = context();
-    const lookups = createBusinessLookups({ deadlineMs: 1_000 });
+    const lookups = createBusinessLookups({ perCallMs: 1_000, turnBudgetMs: 60_000, maxCalls: 99 });
     let loads = 0;
     const load = async () => {
       loads++;
@@ -44,7 +44,7 @@ describe('business lookups', () => {
 
   it('does not cache failures, and names database failures by code', async () => {
     const { ctx } = context();
-    const lookups = createBusinessLookups({ deadlineMs: 1_000 });
+    const lookups = createBusinessLookups({ perCallMs: 1_000, turnBudgetMs: 60_000, maxCalls: 99 });
     const failing = async () => {
       throw new DataError('get_faqs', 'Database call get_faqs failed', { code: 'failed' });
     };

@@ -1,0 +1,63 @@
+import { serviceRow, workingHoursRow } from '../../data/rows.js';
+import type { OfferContext } from '../tool.js';
+import { formatMinutes, hoursByDay } from './format.js';
+import { cacheKey, hasBusiness, loadProfile, scopeArgs, type BusinessEnv } from './scope.js';
+
+/** Seed 004's suggested policy and FAQ topics, unless the tenant's ai_config lists its own. */
+export const DEFAULT_TOPICS = ['cancellation', 'reschedule', 'late arrival', 'deposits', 'refunds', 'pricing', 'hours', 'location', 'parking'];
+const MAX_SERVICES_LISTED = 12;
+
+/**
+ * The tenant part of the system prompt (seed 004): which business the bot answers for, a
+ * services summary, an hours summary, the topics to ask policies and FAQs about, and the
+ * lookup rules. Built from the same per-thread cached reads as the tools, so it costs a
+ * database read only when the cache is cold; a failed read leaves its line out.
+ */
+export async function businessContext(env: BusinessEnv, ctx: OfferContext): Promise<string | undefined> {
+  if (!(await hasBusiness(env, ctx))) return undefined;
+  const now = Date.now();
+  const [profile, services, hours] = await Promise.all([
+    loadProfile(env, ctx, now, 'context'),
+    env.lookups.run(ctx, now, {
+      tool: 'context',
+      fn: 'get_business_services',
+      key: cacheKey(ctx.tenant, 'services'),
+      ttlMs: env.referenceTtlMs,
+      size: (r) => r.length,
+      load: () => ctx.data.call('get_business_services', scopeArgs(ctx.tenant), serviceRow),
+    }),
+    env.lookups.run(ctx, now, {
+      tool: 'context',
+      fn: 'get_working_hours',
+      key: cacheKey(ctx.tenant, 'hours'),
+      ttlMs: env.referenceTtlMs,
+      size: (r) => r.length,
+      load: () => ctx.data.call('get_working_hours', scopeArgs(ctx.tenant), workingHoursRow),
+    }),
+  ]);
+  const name = profile.ok && profile.value ? profile.value.name : 'the business';
+  const lines = [`You answer questions about ${name} for its team and customers.`];
+  if (services.ok && services.value.length) {
+    const listed = services.value.slice(0, MAX_SERVICES_LISTED).map((s) => `${s.name}${s.duration_minutes ? ` (${formatMinutes(s.duration_minutes)})` : ''}`);
+    const more = services.value.length - listed.length;
+    lines.push(`Services: ${listed.join(', ')}${more > 0 ? ` and ${more} more` : ''}.`);
+  }
+  if (hours.ok && hours.value.length) {
+    lines.push(`Working hours (${hours.value[0]?.timezone ?? 'local time'}): ${hoursByDay(hours.value).map((d) => `${d.day} ${d.hours}`).join('; ')}.`);
+  }
+  const topics = aiTopics(ctx.tenant.settings) ?? DEFAULT_TOPICS;
+  lines.push(
+    `Policy and FAQ lookups need a topic, e.g. ${topics.join(', ')}.`,
+    `At most ${env.lookups.settings.maxCalls} business lookups per message. If a lookup fails, say “I’m having trouble pulling that up right now. Would you like me to take a message?” and, if they want, take it with take_message.`,
+  );
+  return lines.join('\n');
+}
+
+function aiTopics(settings: Record<string, unknown>): string[] | undefined {
+  const config = settings.ai_config;
+  if (!config || typeof config !== 'object') return undefined;
+  const topics = (config as { topics?: unknown }).topics;
+  if (!Array.isArray(topics)) return undefined;
+  const clean = topics.filter((t): t is string => typeof t === 'string' && t.trim().length > 0 && t.length <= 40).slice(0, 20);
+  return clean.length ? clean : undefined;
+}

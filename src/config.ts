@@ -44,6 +44,8 @@ export const configSchema = z
     EMBEDDING_MODEL: optionalString,
     EMBEDDING_DIMENSIONS: int(1536, 1, 16_000),
     IMAGE_MODEL: optionalString,
+    /** A faster model for web-search query rewriting (same endpoint); default OPENAI_MODEL. */
+    REWRITE_MODEL: optionalString,
     // HTTP
     PORT: int(3000, 0, 65_535),
     HOST: z.string().default('0.0.0.0'),

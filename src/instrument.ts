@@ -64,8 +64,8 @@ export function instrumentLlm(llm: LlmClient): LlmClient {
         outcome = err instanceof LlmError ? err.kind : 'error';
         throw err;
       } finally {
-        metrics.llmRequests.inc({ model: llm.model, outcome });
-        metrics.llmDuration.observe({ model: llm.model }, secondsSince(started));
+        metrics.llmRequests.inc({ model: req.model ?? llm.model, outcome });
+        metrics.llmDuration.observe({ model: req.model ?? llm.model }, secondsSince(started));
       }
     },
     embed: (texts, signal) => llm.embed(texts, signal),

@@ -35,6 +35,10 @@ export interface Completion {
 }
 
 export interface CompletionRequest {
+  /** Another model on the same endpoint (e.g. REWRITE_MODEL); default the client's. */
+  model?: string;
+  /** The SDK's retries for this request (default OPENAI_MAX_RETRIES); 0 when the caller retries itself. */
+  maxRetries?: number;
   messages: ChatMessage[];
   tools?: ToolSpec[];
   /** `none` asks for a final answer without tools. */

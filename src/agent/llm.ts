@@ -84,7 +84,7 @@ async function streamCompletion(openai: OpenAI, config: Config, req: CompletionR
   const idle = new IdleTimer(config.OPENAI_TIMEOUT_MS);
   const signal = req.signal ? AbortSignal.any([req.signal, idle.signal]) : idle.signal;
   try {
-    const stream = await openai.chat.completions.create(buildChatParams(config.OPENAI_MODEL, req), { signal });
+    const stream = await openai.chat.completions.create(buildChatParams(req.model ?? config.OPENAI_MODEL, req), { signal, ...(req.maxRetries !== undefined ? { maxRetries: req.maxRetries } : {}) });
     const assembler = new StreamAssembler(req.onText && guardCallback(req.onText), req.onReasoning && guardCallback(req.onReasoning));
     idle.start();
     for await (const chunk of stream) {

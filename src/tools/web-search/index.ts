@@ -42,7 +42,7 @@ const input = z.object({
 });
 
 /** `web_search`, offered only when TAVILY_API_KEY is set. */
-export function createWebSearchTools(config: Pick<Config, 'TAVILY_API_KEY' | 'TAVILY_API_URL'>, opts: WebSearchOptions = {}): ToolSet {
+export function createWebSearchTools(config: Pick<Config, 'TAVILY_API_KEY' | 'TAVILY_API_URL'> & Partial<Pick<Config, 'REWRITE_MODEL'>>, opts: WebSearchOptions = {}): ToolSet {
   if (!config.TAVILY_API_KEY) return { tools: [], extensions: [] };
   const rewriteTimeoutMs = opts.rewriteTimeoutMs ?? DEFAULT_REWRITE_TIMEOUT_MS;
   const searchTimeoutMs = opts.searchTimeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS;
@@ -67,7 +67,7 @@ export function createWebSearchTools(config: Pick<Config, 'TAVILY_API_KEY' | 'TA
       }
 
       const started = performance.now();
-      const rewritten = await rewriteSearchQuery(query, { llm: ctx.llm, now: ctx.now, signal: ctx.signal, timeoutMs: rewriteTimeoutMs });
+      const rewritten = await rewriteSearchQuery(query, { llm: ctx.llm, now: ctx.now, signal: ctx.signal, timeoutMs: rewriteTimeoutMs, ...(config.REWRITE_MODEL ? { model: config.REWRITE_MODEL } : {}) });
       const rewriteMs = Math.round(performance.now() - started);
       const results = await search(client, rewritten.query, maxResults, ctx);
       ctx.log.info(

@@ -1,4 +1,4 @@
-import type { ChatMessage, LlmClient } from '../../agent/llm-types.js';
+import { LlmError, type ChatMessage, type LlmClient } from '../../agent/llm-types.js';
 
 /**
  * Query rewriting: a conversational question becomes a search-engine query before it goes
@@ -33,6 +33,8 @@ export interface RewriteOptions {
   /** The turn's signal: when it aborts, so does the rewrite (and the error propagates). */
   signal: AbortSignal;
   timeoutMs: number;
+  /** A faster model for the rewrite (REWRITE_MODEL); default the chat model. */
+  model?: string;
 }
 
 /** At most this many words go to Tavily unchanged: already a query, rewriting cannot help. */
@@ -107,19 +109,26 @@ async function askModel(
     { role: 'system', content: rewritePrompt(year) },
     { role: 'user', content: query },
   ];
-  try {
-    const completion = await opts.llm.complete({
-      messages,
-      temperature: 0,
-      maxTokens: 50,
-      signal: AbortSignal.any([opts.signal, timeout]),
-    });
-    const cleaned = cleanModelQuery(completion.content);
-    return cleaned ? { query: cleaned, reason: 'rewritten' } : { reason: 'unusable' };
-  } catch (err) {
-    // The turn was cancelled: searching anyway would be wasted work.
-    if (opts.signal.aborted) throw err;
-    return { reason: timeout.aborted ? 'timeout' : 'failed' };
+  // One retry on a transient failure (5xx, 429, connection) while the time budget lasts; the SDK's own retries are off here.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const completion = await opts.llm.complete({
+        ...(opts.model ? { model: opts.model } : {}),
+        maxRetries: 0,
+        messages,
+        temperature: 0,
+        maxTokens: 50,
+        signal: AbortSignal.any([opts.signal, timeout]),
+      });
+      const cleaned = cleanModelQuery(completion.content);
+      return cleaned ? { query: cleaned, reason: 'rewritten' } : { reason: 'unusable' };
+    } catch (err) {
+      // The turn was cancelled: searching anyway would be wasted work.
+      if (opts.signal.aborted) throw err;
+      if (timeout.aborted) return { reason: 'timeout' };
+      const transient = err instanceof LlmError && (err.kind === 'server' || err.kind === 'rate_limited' || err.kind === 'unreachable');
+      if (attempt >= 2 || !transient) return { reason: 'failed' };
+    }
   }
 }
 

@@ -89,10 +89,26 @@ describe('query rewriting: the current year', () => {
 });
 
 describe('query rewriting: fallbacks', () => {
-  it('searches the original query when the model fails', async () => {
-    fake.script({ status: 500 });
+  it('retries once on a transient failure, then searches the original query', async () => {
     const q = 'Can you please tell me what the weather is like in NYC?';
+    fake.script({ status: 500 }, { text: 'weather NYC' });
+    expect(await rewrite(q)).toEqual({ query: 'weather NYC', original: q, reason: 'rewritten', yearAdded: false });
+    expect(fake.requestsTo('/chat/completions')).toHaveLength(2);
+    fake.reset();
+    fake.script({ status: 503 }, { status: 429, headers: { 'retry-after': '0' } });
     expect(await rewrite(q)).toEqual({ query: q, original: q, reason: 'failed', yearAdded: false });
+    expect(fake.requestsTo('/chat/completions')).toHaveLength(2); // one retry only, the SDK's own are off
+    fake.reset();
+    fake.script({ status: 400 });
+    expect(await rewrite(q)).toMatchObject({ query: q, reason: 'failed' });
+    expect(fake.requestsTo('/chat/completions')).toHaveLength(1); // not transient: no retry
+  });
+
+  it('asks REWRITE_MODEL when given, on the same endpoint', async () => {
+    fake.script({ text: 'weather NYC' });
+    const q = 'Can you please tell me what the weather is like in NYC?';
+    expect(await rewriteSearchQuery(q, { llm, now, signal: new AbortController().signal, timeoutMs: 2_000, model: 'gpt-fast-mini' })).toMatchObject({ query: 'weather NYC' });
+    expect(fake.lastRequest('/chat/completions')!.body.model).toBe('gpt-fast-mini');
   });
 
   it('searches the original query (with its year) when the model is too slow', async () => {

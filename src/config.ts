@@ -50,6 +50,8 @@ export const configSchema = z
     PORT: int(3000, 0, 65_535),
     HOST: z.string().default('0.0.0.0'),
     API_TOKEN: optionalString,
+    /** The admin API's bearer token (/tts_admin: policies and FAQs); off when unset. */
+    ADMIN_TOKEN: optionalString,
     // Agent
     AGENT_MAX_STEPS: int(5, 1, 50),
     AGENT_MAX_TOOL_CALLS: int(3, 1, 50),

@@ -25,6 +25,7 @@ export const REDACT_PATHS = [
   'config.DISCORD_TOKEN',
   'config.TAVILY_API_KEY',
   'config.API_TOKEN',
+  'config.ADMIN_TOKEN',
   'req.headers.authorization',
   'headers.authorization',
 ];

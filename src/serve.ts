@@ -29,6 +29,7 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     agent: sb.agent,
     log,
     apiToken: config.API_TOKEN,
+    adminToken: config.ADMIN_TOKEN,
     data: sb.data,
     health: () => ({ data: sb.data.kind, inbox: sb.inbox.kind, adapters: adapters.map((a) => a.name) }),
   });

@@ -104,6 +104,14 @@ export const ADMIN_FUNCTIONS = {
   },
   usage_totals: { tenant: 'text', from: 'timestamp with time zone', to: 'timestamp with time zone', user_id: 'text?', thread_id: 'text?' },
   usage_by_day: { from: 'timestamp with time zone', to: 'timestamp with time zone' },
+  // The admin HTTP API's policies and FAQs (by the business in the path).
+  admin_business: { business_id: 'uuid' },
+  admin_list_policies: { business_id: 'uuid', topic: 'text?' },
+  admin_save_policy: { business_id: 'uuid', id: 'uuid?', topic: 'text?', title: 'text?', content: 'text?' },
+  admin_delete_policy: { business_id: 'uuid', id: 'uuid' },
+  admin_list_faqs: { business_id: 'uuid', topic: 'text?' },
+  admin_save_faq: { business_id: 'uuid', id: 'uuid?', topic: 'text?', question: 'text?', answer: 'text?', tags: 'text[]?' },
+  admin_delete_faq: { business_id: 'uuid', id: 'uuid' },
 } as const;
 
 export type ReadFunctionName = keyof typeof READ_FUNCTIONS;

@@ -222,6 +222,11 @@ const count = z.coerce.number().int().nonnegative();
 export const availabilityRow = z.object({ business_id: uuid, timezone: text, slot_start: text, slot_local: text, duration_minutes: z.number().int() });
 export const takenMessageRow = z.object({ message_id: uuid, business_id: uuid, created_at: text });
 
+export const adminBusinessRow = z.object({ business_id: uuid, tenant_id: uuid, slug: text, name: text });
+export const adminPolicyRow = z.object({ id: uuid, business_id: uuid, topic: text, title: text, content: text, updated_at: text });
+export const adminFaqRow = z.object({ id: uuid, business_id: uuid, topic: text, question: text, answer: text, tags: z.array(z.string()), updated_at: text });
+export const deletedRow = z.object({ id: uuid });
+
 /** One group of aggregate_campaigns: its value (null: none), its count, and the totals of the whole result. */
 export const aggregationRow = z.object({ value: z.string().nullable(), campaigns: count, total: count, groups: count });
 export type AggregationRow = z.infer<typeof aggregationRow>;
@@ -262,4 +267,11 @@ export const ROW_SCHEMAS = {
   record_turn_usage: z.object({ id: z.coerce.number().int() }),
   usage_totals: usageTotalsRow,
   usage_by_day: usageByDayRow,
+  admin_business: adminBusinessRow,
+  admin_list_policies: adminPolicyRow,
+  admin_save_policy: adminPolicyRow,
+  admin_delete_policy: deletedRow,
+  admin_list_faqs: adminFaqRow,
+  admin_save_faq: adminFaqRow,
+  admin_delete_faq: deletedRow,
 } satisfies Record<SqlFunctionName, z.ZodType>;

@@ -10,6 +10,7 @@ import type { ErrorCode, IncomingMessage, RefusalDetails, ToolCallRecord, TurnEv
 import type { Logger } from '../../logger.js';
 import type { Block } from '../../reply/model.js';
 import { parseTypedCommand } from '../typed-command.js';
+import { mountAdmin } from './admin.js';
 
 const chatRequest = z.object({
   message: z.string().max(20_000, 'message is longer than 20,000 characters').optional(),
@@ -38,8 +39,10 @@ export interface HttpAppOptions {
   apiToken?: string;
   /** Extra health facts (adapters connected, data source). */
   health?: () => Record<string, unknown>;
-  /** The data port: enables `GET /api/usage` (token totals from the ledger). */
+  /** The data port: enables `GET /api/usage` (token totals from the ledger) and the admin API. */
   data?: DataPort;
+  /** ADMIN_TOKEN: the admin API's own bearer token (`/tts_admin/*`; off without it). */
+  adminToken?: string;
 }
 
 const usageQuery = z
@@ -53,8 +56,11 @@ const usageQuery = z
   .strict();
 
 /** `POST /api/chat` (JSON or SSE) and `GET /healthz`. */
-export function createHttpApp({ agent, log, apiToken, health, data }: HttpAppOptions): Hono {
+export function createHttpApp({ agent, log, apiToken, health, data, adminToken }: HttpAppOptions): Hono {
   const app = new Hono();
+  // Admin bodies are small too.
+  app.use('/tts_admin/*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json(errorBody('payload_too_large', 'The request body is larger than 1 MB.'), 413) }));
+  if (data) mountAdmin(app, { token: adminToken, data, log });
 
   app.get('/healthz', (c) => c.json({ ok: true, ...health?.() }));
 

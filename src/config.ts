@@ -44,6 +44,12 @@ export const configSchema = z
     EMBEDDING_MODEL: optionalString,
     EMBEDDING_DIMENSIONS: int(1536, 1, 16_000),
     IMAGE_MODEL: optionalString,
+    /** Images from another OpenAI-compatible endpoint than chat (e.g. https://openrouter.ai/api/v1); default OPENAI_BASE_URL. */
+    IMAGE_BASE_URL: optionalUrl,
+    /** The key for IMAGE_BASE_URL (the chat key is never sent there); default OPENAI_API_KEY on the chat endpoint. */
+    IMAGE_API_KEY: optionalString,
+    /** `images` (/images/generations), `chat` (chat completions with image output) or `auto` (chat for OpenRouter and Gemini image models). */
+    IMAGE_API: z.enum(['auto', 'images', 'chat']).default('auto'),
     /** A faster model for web-search query rewriting (same endpoint); default OPENAI_MODEL. */
     REWRITE_MODEL: optionalString,
     // HTTP

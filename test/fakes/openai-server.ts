@@ -207,6 +207,29 @@ class FakeState {
     if ('hang' in response) return; // the socket stays open until the client gives up or close()
     if (response.delayMs) await sleep(response.delayMs);
     if ('status' in response) return sendError(res, response);
+    // Image output in chat completions, as OpenRouter and Vercel's AI Gateway answer it (Gemini 2.5 Flash Image):
+    // `modalities: ["image", "text"]`, the images as data URLs in `message.images`.
+    const modalities = request.body.modalities;
+    if (Array.isArray(modalities) && modalities.includes('image') && request.body.stream !== true) {
+      return sendJson(res, 200, {
+        id: this.nextId('gen-fake'),
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: String(request.body.model),
+        choices: [
+          {
+            index: 0,
+            finish_reason: 'stop',
+            message: {
+              role: 'assistant',
+              content: 'text' in response && response.text !== undefined && response.text !== NO_SCRIPT_TEXT ? response.text : 'Here is the image.',
+              images: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${TINY_PNG_BASE64}` } }],
+            },
+          },
+        ],
+        usage: { prompt_tokens: 12, completion_tokens: 1290, total_tokens: 1302 },
+      });
+    }
     const stream = request.body.stream === true;
     if ('sse' in response) {
       if (stream) return writeEvents(res, splitSse(response.sse), response);

@@ -16,9 +16,22 @@ export interface ImageClient {
   generate(prompt: string, signal: AbortSignal): Promise<GeneratedImage>;
 }
 
-export type ImageConfig = Pick<Config, 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'OPENAI_TIMEOUT_MS' | 'OPENAI_MAX_RETRIES'> & {
-  IMAGE_MODEL: string;
-};
+export type ImageConfig = Pick<Config, 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'OPENAI_TIMEOUT_MS' | 'OPENAI_MAX_RETRIES'> &
+  Partial<Pick<Config, 'IMAGE_BASE_URL' | 'IMAGE_API_KEY' | 'IMAGE_API'>> & {
+    IMAGE_MODEL: string;
+  };
+
+/**
+ * How the image endpoint is asked: `images` (POST /images/generations: OpenAI, most compatible
+ * servers) or `chat` (POST /chat/completions with `modalities: ["image", "text"]`, the image a
+ * data URL in `message.images`: OpenRouter, Vercel AI Gateway, Gemini 2.5 Flash Image). `auto`
+ * picks `chat` for OpenRouter and Gemini image models.
+ */
+export function imageApiFor(config: Pick<ImageConfig, 'IMAGE_API' | 'IMAGE_BASE_URL' | 'OPENAI_BASE_URL' | 'IMAGE_MODEL'>): 'images' | 'chat' {
+  if (config.IMAGE_API && config.IMAGE_API !== 'auto') return config.IMAGE_API;
+  const base = config.IMAGE_BASE_URL ?? config.OPENAI_BASE_URL ?? '';
+  return /openrouter\.ai/i.test(base) || /gemini.*image/i.test(config.IMAGE_MODEL) ? 'chat' : 'images';
+}
 
 export class ImageError extends Error {
   constructor(
@@ -37,10 +50,15 @@ const PLACEHOLDER_API_KEY = 'not-needed';
 /** A provider answering with a URL rather than bytes: we fetch it, but not without limit. */
 const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024;
 
-/** The OpenAI-compatible images endpoint (`POST {OPENAI_BASE_URL}/images/generations`). */
+/**
+ * The image endpoint: IMAGE_BASE_URL / IMAGE_API_KEY when set (images from another provider
+ * than chat), else the chat endpoint. The chat key is never sent to IMAGE_BASE_URL.
+ */
 export function createImageClient(config: ImageConfig): ImageClient {
-  const apiKey = config.OPENAI_API_KEY ?? PLACEHOLDER_API_KEY;
-  const baseURL = config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL;
+  const separate = Boolean(config.IMAGE_BASE_URL);
+  const apiKey = (separate ? config.IMAGE_API_KEY : (config.IMAGE_API_KEY ?? config.OPENAI_API_KEY)) ?? PLACEHOLDER_API_KEY;
+  const baseURL = config.IMAGE_BASE_URL ?? config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL;
+  const api = imageApiFor(config);
   const openai = new OpenAI({
     apiKey,
     baseURL,
@@ -56,9 +74,14 @@ export function createImageClient(config: ImageConfig): ImageClient {
     async generate(prompt, signal) {
       let first: { b64_json?: string; url?: string; revised_prompt?: string } | undefined;
       try {
-        const response = await openai.images.generate(imageParams(model, prompt), { signal });
-        first = response.data?.[0];
+        if (api === 'chat') {
+          first = await chatImage(openai, model, prompt, signal);
+        } else {
+          const response = await openai.images.generate(imageParams(model, prompt), { signal });
+          first = response.data?.[0];
+        }
       } catch (err) {
+        if (err instanceof ImageError) throw err;
         if (signal.aborted) throw err;
         throw toImageError(err, apiKey, baseURL);
       }
@@ -82,6 +105,18 @@ export function imageParams(model: string, prompt: string): ImageGenerateParamsN
     n: 1,
     ...(/^gpt-image/i.test(model) ? {} : { response_format: 'b64_json' as const }),
   };
+}
+
+/** An image from a chat completion with image output: the first of `message.images`, a data URL or a link. */
+async function chatImage(openai: OpenAI, model: string, prompt: string, signal: AbortSignal): Promise<{ b64_json?: string; url?: string }> {
+  // `modalities: ["image"]` is not in the SDK's types for chat; it is sent as is.
+  const params = { model, messages: [{ role: 'user' as const, content: prompt }], modalities: ['image', 'text'], stream: false as const };
+  const completion = await openai.chat.completions.create(params as Parameters<typeof openai.chat.completions.create>[0] & { stream: false }, { signal });
+  const message = completion.choices[0]?.message as { images?: { image_url?: { url?: string } }[] } | undefined;
+  const url = message?.images?.find((i) => typeof i.image_url?.url === 'string')?.image_url?.url;
+  if (!url) throw new ImageError('bad_response', 'the chat completion returned no image (is IMAGE_MODEL an image-output model?)');
+  const data = /^data:image\/[\w.+-]+;base64,(.*)$/s.exec(url);
+  return data ? { b64_json: data[1] } : { url };
 }
 
 async function download(url: string | undefined, signal: AbortSignal): Promise<Buffer> {

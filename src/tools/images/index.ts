@@ -30,7 +30,7 @@ const input = z.object({
 
 /** `generate_image`, offered only when IMAGE_MODEL is set; uses the configured OpenAI-compatible endpoint. */
 export function createImageTools(
-  config: Pick<Config, 'IMAGE_MODEL' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'OPENAI_TIMEOUT_MS' | 'OPENAI_MAX_RETRIES'>,
+  config: Pick<Config, 'IMAGE_MODEL' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'OPENAI_TIMEOUT_MS' | 'OPENAI_MAX_RETRIES'> & Partial<Pick<Config, 'IMAGE_BASE_URL' | 'IMAGE_API_KEY' | 'IMAGE_API'>>,
 ): ToolSet {
   const model = config.IMAGE_MODEL;
   if (!model) return { tools: [], extensions: [] };

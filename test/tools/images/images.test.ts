@@ -172,3 +172,47 @@ describe('generate_image', () => {
     expect(geminiViolations(toolParameters(tool!.input, 'gemini'))).toEqual([]);
   });
 });
+
+describe('generate_image on its own provider (IMAGE_BASE_URL, IMAGE_API_KEY)', () => {
+  let imageProvider: FakeOpenAI;
+  beforeAll(async () => {
+    imageProvider = await startFakeOpenAI();
+  });
+  afterAll(() => imageProvider.close());
+  beforeEach(() => imageProvider.reset());
+
+  const runWith = async (env: Record<string, string>) => {
+    const local = await startHarness({ llm, tools: createImageTools(configFor(llm.url, { IMAGE_BASE_URL: imageProvider.url, ...env })).tools });
+    try {
+      scriptImageTurn({ prompt: 'A red bicycle' });
+      const events = await collect(local.sb.agent.handle(message('Draw a red bicycle', { threadId: `img-provider-${Math.random()}` })));
+      return events.find((e) => e.type === 'reply');
+    } finally {
+      await local.close();
+    }
+  };
+
+  it('asks an image-output chat model (OpenRouter style) with its own key, and attaches the PNG', async () => {
+    const reply = await runWith({ IMAGE_API_KEY: 'sk-or-image-key', IMAGE_MODEL: 'google/gemini-2.5-flash-image', IMAGE_API: 'auto' });
+    const request = imageProvider.lastRequest('/chat/completions')!;
+    expect(request.headers.authorization).toBe('Bearer sk-or-image-key');
+    expect(request.body).toMatchObject({ model: 'google/gemini-2.5-flash-image', modalities: ['image', 'text'], stream: false, messages: [{ role: 'user', content: 'A red bicycle' }] });
+    expect(reply?.type === 'reply' && reply.reply.blocks).toEqual([expect.objectContaining({ type: 'file', file: expect.objectContaining({ mime: 'image/png', data: new Uint8Array(PNG) }) })]);
+    // The chat endpoint made no image request, and the chat key never left for the image provider.
+    expect(llm.requestsTo('/images/generations')).toHaveLength(0);
+    expect(JSON.stringify(imageProvider.requests.map((r) => r.headers))).not.toContain('sk-test-images-key');
+  });
+
+  it('uses /images/generations there when told (IMAGE_API=images), without sending the chat key when it has none', async () => {
+    await runWith({ IMAGE_API: 'images' });
+    const request = imageProvider.lastRequest('/images/generations')!;
+    expect(request.body).toMatchObject({ model: 'gpt-image-1', n: 1 });
+    expect(request.headers.authorization).not.toContain('sk-test-images-key');
+  });
+
+  it('says clearly when the chat model returned no image', async () => {
+    const client = createImageClient({ ...configFor(llm.url, { IMAGE_API: 'chat' }), IMAGE_MODEL: 'text-only-model' });
+    llm.script({ status: 200, body: { id: 'x', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'no' } }] } });
+    await expect(client.generate('a cat', new AbortController().signal)).rejects.toThrow(/returned no image \(is IMAGE_MODEL an image-output model\?\)/);
+  });
+});

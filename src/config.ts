@@ -50,6 +50,8 @@ export const configSchema = z
     IMAGE_API_KEY: optionalString,
     /** `images` (/images/generations), `chat` (chat completions with image output) or `auto` (chat for OpenRouter and Gemini image models). */
     IMAGE_API: z.enum(['auto', 'images', 'chat']).default('auto'),
+    /** The model that writes generate_artifact's code (same endpoint); default OPENAI_MODEL. */
+    ARTIFACT_MODEL: optionalString,
     /** A faster model for web-search query rewriting (same endpoint); default OPENAI_MODEL. */
     REWRITE_MODEL: optionalString,
     // HTTP

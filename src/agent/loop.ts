@@ -147,7 +147,9 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
           return { ok: false, args: call.arguments, kind: 'failed', latencyMs: 0, code: { code: 'tool_failed' }, error: `Tool call limit (${limits.maxToolCalls} per message) reached; answer with what you have.` };
         }
         const own = toolEvents[i] as TurnEvent[];
-        return runToolCall(call, lastToolbox, { ...input.ctx, signal: input.signal, emit: (e) => own.push(e) }, limits.toolTimeoutMs, log, input.rateLimits);
+        // Progress (`*_delta`: text as it is written) goes out live; a tool's result events follow its tool_result.
+        const toolEmit = (e: Extract<TurnEvent, { type: 'tool_event' }>) => (e.name.endsWith('_delta') ? emit(e) : own.push(e));
+        return runToolCall(call, lastToolbox, { ...input.ctx, signal: input.signal, emit: toolEmit }, limits.toolTimeoutMs, log, input.rateLimits);
       }),
     );
 
@@ -164,6 +166,10 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       if (!run.ok) {
         toolErrors++;
         return;
+      }
+      if (run.output.usage) {
+        usage.promptTokens += run.output.usage.promptTokens;
+        usage.completionTokens += run.output.usage.completionTokens;
       }
       if (run.output.blocks) blocksByKey.set(run.output.blocksKey ?? call.name, run.output.blocks);
       Object.assign(data, run.output.data);

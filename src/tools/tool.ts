@@ -36,6 +36,8 @@ export interface ToolOutput {
   text?: string;
   /** Structured data for API clients (merged into the turn's `done.data`). */
   data?: Record<string, unknown>;
+  /** Tokens a tool spent on its own model calls: added to the turn's usage (and the token ledger). */
+  usage?: { promptTokens: number; completionTokens: number };
 }
 
 /**

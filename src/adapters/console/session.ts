@@ -52,6 +52,10 @@ export function createConsoleSession(agent: Agent, out: ConsoleOutput, opts: { f
           streamed += event.text;
           out.write(event.text);
           break;
+        case 'tool_event':
+          // An artifact's code as it is written, dimmed: the file follows with the reply.
+          if (event.name === 'artifact_delta' && typeof event.data.delta === 'string') out.write(dim(event.data.delta));
+          break;
         case 'tool_call_start':
           if (streamed) out.write('\n');
           streamed = '';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { ToolSet } from '../index.js';
-import { defineTool, ToolError } from '../tool.js';
+import { defineTool, ToolError, type ToolOutput } from '../tool.js';
 import { fileSlug } from './file-name.js';
 import { ARTIFACT_FILES, ARTIFACT_TYPES, checkArtifact } from './validate.js';
 
@@ -21,27 +21,73 @@ const PREVIEW_CHARS = 600;
 const input = z.object({
   type: z.enum(ARTIFACT_TYPES).describe('react: one JSX component; html: a full page'),
   title: z.string().trim().min(1, 'give the artifact a title').max(100, 'keep the title to 100 characters').describe('Short title'),
+  request: z.string().trim().min(1).max(4_000).optional().describe('What to build, in detail: the code is written from it and streamed to the user'),
   code: z
     .string()
     .trim()
     .min(1, 'code is empty')
     .max(MAX_CODE_CHARS, `code is longer than ${MAX_CODE_CHARS.toLocaleString('en')} characters: make it smaller or split it`)
-    .describe('The complete source, without Markdown fences'),
+    .optional()
+    .describe('Only to deliver code already written in this conversation, without fences'),
 });
 
+const KIND: Record<(typeof ARTIFACT_TYPES)[number], string> = {
+  react: 'one self-contained React function component in JSX (default export, no external imports except React)',
+  html: 'one complete HTML page (inline CSS and JavaScript)',
+  svg: 'one standalone SVG image (an <svg> root with a viewBox)',
+  mermaid: 'one Mermaid diagram',
+  markdown: 'one Markdown document',
+};
+
+/** The artifact writer's instructions: the code only, in one fenced block. */
+export function artifactPrompt(type: (typeof ARTIFACT_TYPES)[number]): string {
+  return [
+    `Write ${KIND[type]} for the request below.`,
+    'Answer with the complete code only, in one fenced code block: no explanation before or after it.',
+  ].join('\n');
+}
+
+/** Generating an artifact can take a while: the writer model streams up to this long. */
+const WRITE_TIMEOUT_MS = 120_000;
+const WRITE_MAX_TOKENS = 16_000;
+
 /**
- * `generate_artifact`: the model writes code (a React component, a page, an SVG, a diagram, a
- * document); it is checked and delivered as a file with a short preview. Needs no provider.
+ * `generate_artifact`: code (a React component, a page, an SVG, a diagram, a document) written
+ * by ARTIFACT_MODEL (default the chat model) from the chat model's `request`, streamed to the
+ * user as it is written (`artifact_delta` events: SSE and the console show them live), then
+ * checked and delivered as a file with a short preview. Code the conversation already holds
+ * can be delivered as is (`code`).
  */
-export function createArtifactTools(_config?: Partial<Config>): ToolSet {
+export function createArtifactTools(config?: Partial<Pick<Config, 'ARTIFACT_MODEL'>>): ToolSet {
   const tool = defineTool({
     name: 'generate_artifact',
     title: 'Creating an artifact',
     description:
-      'Deliver code the user asked for (React component, HTML page, SVG, Mermaid diagram, Markdown document) as a file. ' +
-      'Write the complete code in `code`.',
+      'Create code the user asked for (React component, HTML page, SVG, Mermaid diagram, Markdown document) and deliver it as a file. ' +
+      'Describe what to build in `request`; the code is written from it and shown to the user as it is written.',
     input,
-    async run({ type, title, code }, ctx) {
+    timeoutMs: WRITE_TIMEOUT_MS + 5_000,
+    async run({ type, title, request, code: given }, ctx) {
+      if (!given && !request) throw new ToolError('Give `request` (what to build) or `code` (code already written).');
+      let usage: ToolOutput['usage'];
+      let code = given ?? '';
+      if (!given && request) {
+        const written = await ctx.llm.complete({
+          ...(config?.ARTIFACT_MODEL ? { model: config.ARTIFACT_MODEL } : {}),
+          messages: [
+            { role: 'system', content: artifactPrompt(type) },
+            { role: 'user', content: `${title}\n\n${request}` },
+          ],
+          maxTokens: WRITE_MAX_TOKENS,
+          signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(WRITE_TIMEOUT_MS)]),
+          // Live: the user watches the code being written (the event passes the loop's result order).
+          onText: (delta) => ctx.emit({ type: 'tool_event', name: 'artifact_delta', data: { delta } }),
+        });
+        code = written.content;
+        usage = written.usage;
+        if (code.length > MAX_CODE_CHARS) throw new ToolError(`The written ${type} is longer than ${MAX_CODE_CHARS.toLocaleString('en')} characters: ask for something smaller.`);
+        if (written.finishReason === 'length') throw new ToolError(`The ${type} was cut off at the length limit: ask for something smaller, or split it.`);
+      }
       const checked = checkArtifact(type, code);
       if (!checked.ok) throw new ToolError(`Invalid ${type} artifact: ${checked.problem}. Fix the code and call generate_artifact again.`);
       const { ext, mime } = ARTIFACT_FILES[type];
@@ -62,6 +108,7 @@ export function createArtifactTools(_config?: Partial<Config>): ToolSet {
         blocks: [{ type: 'file', file: { name, mime, data, title, preview } }],
         // Every artifact of the turn is delivered, not just the last.
         blocksKey: `generate_artifact:${randomUUID()}`,
+        ...(usage ? { usage } : {}),
       };
     },
   });

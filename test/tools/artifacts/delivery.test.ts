@@ -95,3 +95,57 @@ describe('generate_artifact delivery', () => {
     expect(files[0]).toMatchObject({ file: { name: 'logo.svg', mime: 'image/svg+xml' } });
   });
 });
+
+describe('generate_artifact written by ARTIFACT_MODEL', () => {
+  let local: Harness;
+  let localServer: RunningServer;
+  beforeAll(async () => {
+    local = await startHarness({ tools: createArtifactTools({ ARTIFACT_MODEL: 'gpt-artifact-writer' }).tools });
+    localServer = await startHttpServer(createHttpApp({ agent: local.sb.agent, log: local.sb.log }), 0, '127.0.0.1');
+  });
+  afterAll(async () => {
+    await localServer.close();
+    await local.close();
+  });
+
+  it('streams the code over SSE as it is written, before the tool result, then delivers the checked file and counts its tokens', async () => {
+    local.llm.script(
+      { toolCalls: [{ name: 'generate_artifact', arguments: { type: 'mermaid', title: 'Search flow', request: 'The web search flow: ask, search, answer.' } }] },
+      { text: `\`\`\`mermaid\n${DIAGRAM}\n\`\`\`` },
+      { text: 'Here is the flow.' },
+    );
+    const res = await fetch(`${localServer.url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ message: 'Diagram the search flow' }) });
+    const events = [...(await res.text()).matchAll(/event: (\S+)\ndata: (.*)\n/g)].map((m) => ({ event: m[1]!, data: JSON.parse(m[2]!) as Record<string, unknown> }));
+    const names = events.map((e) => e.event);
+    const deltas = events.filter((e) => e.event === 'artifact_delta');
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.map((d) => d.data.delta).join('')).toBe(`\`\`\`mermaid\n${DIAGRAM}\n\`\`\``);
+    expect(names.indexOf('artifact_delta')).toBeLessThan(names.indexOf('tool_result'));
+    expect(names.indexOf('tool_result')).toBeLessThan(names.indexOf('artifact_complete'));
+    const writer = local.llm.requestsTo('/chat/completions')[1]!.body;
+    expect(writer).toMatchObject({ model: 'gpt-artifact-writer', stream: true });
+    expect(JSON.stringify(writer.messages)).toContain('The web search flow: ask, search, answer.');
+    expect(events.find((e) => e.event === 'artifact_complete')?.data).toMatchObject({ artifact: { type: 'mermaid', code: DIAGRAM, name: 'search-flow.mmd' } });
+    const reply = events.find((e) => e.event === 'reply')!.data as { blocks: { type: string; file?: { base64: string } }[] };
+    expect(reply.blocks[0]?.file?.base64).toBe(Buffer.from(DIAGRAM).toString('base64'));
+    // The writer's tokens are the turn's too (three completions).
+    const done = events.find((e) => e.event === 'done')!.data as { usage: { completionTokens: number } };
+    const perCall = local.llm.requestsTo('/chat/completions').length;
+    expect(perCall).toBe(3);
+    expect(done.usage.completionTokens).toBeGreaterThan(0);
+  });
+
+  it('refuses a call with neither request nor code, and a written artifact that does not check out', async () => {
+    local.llm.script(
+      { toolCalls: [{ name: 'generate_artifact', arguments: { type: 'svg', title: 'Logo' } }] },
+      { toolCalls: [{ name: 'generate_artifact', arguments: { type: 'svg', title: 'Logo', request: 'A round logo' } }] },
+      { text: 'not an svg at all' },
+      { text: 'Sorry.' },
+    );
+    const events = await collect(local.sb.agent.handle(message('Make a logo', { threadId: 'artifact-writer-bad' })));
+    const results = events.filter((e): e is Extract<TurnEvent, { type: 'tool_result' }> => e.type === 'tool_result');
+    expect(results.map((r) => r.ok)).toEqual([false, false]);
+    expect(results[0]!.summary).toMatch(/Give `request` \(what to build\) or `code`/);
+    expect(results[1]!.summary).toMatch(/^Invalid svg artifact/);
+  });
+});

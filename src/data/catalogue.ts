@@ -25,6 +25,7 @@ export const READ_FUNCTIONS = {
   resolve_tenant: { platform: 'text', workspace_id: 'text' },
   search_campaigns: { tenant_id: 'uuid', query_embedding: 'real[]', limit: 'integer?', ...campaignFilters },
   search_campaigns_by_text: { tenant_id: 'uuid', query: 'text', limit: 'integer?', ...campaignFilters },
+  search_campaigns_by_copy: { tenant_id: 'uuid', query_embedding: 'real[]', limit: 'integer?', ...campaignFilters },
   filter_campaigns: { tenant_id: 'uuid', ...campaignFilters, limit: 'integer?' },
   aggregate_campaigns: { tenant_id: 'uuid', group_by: 'text', ...campaignFilters, limit: 'integer?' },
   list_campaign_facets: { tenant_id: 'uuid' },
@@ -88,6 +89,8 @@ export const ADMIN_FUNCTIONS = {
   import_abort: { tenant_id: 'uuid', import_id: 'uuid' },
   campaigns_missing_embeddings: { tenant_id: 'uuid', limit: 'integer?' },
   set_campaign_embeddings: { tenant_id: 'uuid', items: 'jsonb' },
+  campaigns_missing_text_embeddings: { tenant_id: 'uuid', limit: 'integer?' },
+  set_campaign_text_embeddings: { tenant_id: 'uuid', items: 'jsonb' },
   list_tenants: {},
   schema_info: {},
   // The token ledger (written by the core after each turn, read by /api/usage, the CLI and budgets).

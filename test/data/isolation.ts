@@ -93,6 +93,13 @@ export function defineIsolationTests(getPort: () => AdminDataPort): void {
               if (!vectors && e instanceof DataError && e.code === 'unavailable') return [];
               throw e;
             }),
+        search_campaigns_by_copy: () =>
+          port
+            .call('search_campaigns_by_copy', { tenant_id: A, query_embedding: hashEmbedding(`${MARK} wind power`, TEST_DIMENSIONS), ...all }, rows.semanticCampaignRow)
+            .catch((e: unknown) => {
+              if (!vectors && e instanceof DataError && e.code === 'unavailable') return [];
+              throw e;
+            }),
         search_campaigns_by_text: async () => [
           ...(await port.call('search_campaigns_by_text', { tenant_id: A, query: MARK }, rows.textCampaignRow)),
           ...(await port.call('search_campaigns_by_text', { tenant_id: A, query: 'wind power', ...all }, rows.textCampaignRow)),

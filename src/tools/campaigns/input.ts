@@ -67,6 +67,7 @@ export const filterInput = z.object({
 
 export const semanticInput = z.object({
   query: query('The idea or theme, in a few words'),
+  embedding_field: z.enum(['full', 'campaign_text']).optional().describe('campaign_text: match the ad copy only; default full (company, offer, props and copy)'),
   ...searchFilterFields,
 });
 

@@ -32,6 +32,8 @@ export interface SearchRequest {
   kind: SearchKind;
   tool: string;
   query?: string;
+  /** Semantic search: rank by the whole campaign's vector (default) or the ad copy's alone. */
+  embeddingField?: 'full' | 'campaign_text';
   args: FilterArgs;
   limit: number;
 }
@@ -75,7 +77,7 @@ export async function runCampaignSearch(req: SearchRequest, ctx: ToolContext, de
   let campaigns: Campaign[] = [];
   let search: Search | undefined;
   if (resolved.impossible.length === 0) {
-    const chosen = await chooseSearch(req.kind, query ?? '', ctx, deps, notes);
+    const chosen = await chooseSearch(req.kind, query ?? '', ctx, deps, notes, req.embeddingField);
     ({ kind, search } = chosen);
     campaigns = await guard(ctx, () => chosen.search(sql.args, req.limit));
     if (campaigns.length === 0 && kind === 'semantic' && !(await anyEmbeddings(ctx))) {
@@ -135,11 +137,12 @@ async function chooseSearch(
   ctx: ToolContext,
   deps: SearchDeps,
   notes: string[],
+  embeddingField: SearchRequest['embeddingField'] = 'full',
 ): Promise<{ kind: SearchKind; search: Search }> {
   if (kind === 'filter') return { kind, search: filterSearch(ctx) };
   if (kind === 'text') return { kind, search: textSearch(ctx, query) };
   const embedding = await embedQuery(query, ctx, deps.embeddingModel);
-  if (embedding.ok) return { kind, search: semanticSearch(ctx, embedding.vector, query, notes) };
+  if (embedding.ok) return { kind, search: semanticSearch(ctx, embedding.vector, query, notes, embeddingField) };
   notes.push(`Semantic search is unavailable (${embedding.reason}); these are full-text matches for any of the words instead.`);
   return { kind: 'text', search: textSearch(ctx, anyWords(query)) };
 }
@@ -152,10 +155,21 @@ function textSearch(ctx: ToolContext, query: string): Search {
   return (filters, limit) => ctx.data.call('search_campaigns_by_text', { tenant_id: ctx.tenant.id, query, ...filters, limit }, textCampaignRow);
 }
 
-function semanticSearch(ctx: ToolContext, vector: number[], query: string, notes: string[]): Search {
+function semanticSearch(ctx: ToolContext, vector: number[], query: string, notes: string[], field: 'full' | 'campaign_text'): Search {
   return async (filters, limit) => {
     try {
-      return await ctx.data.call('search_campaigns', { tenant_id: ctx.tenant.id, query_embedding: vector, ...filters, limit }, semanticCampaignRow);
+      const args = { tenant_id: ctx.tenant.id, query_embedding: vector, ...filters, limit };
+      if (field === 'campaign_text') {
+        const byCopy = await ctx.data.call('search_campaigns_by_copy', args, semanticCampaignRow);
+        if (byCopy.length > 0) return byCopy;
+        // No copy vectors yet (an older database, or db:embed not rerun): the whole-campaign ones still answer.
+        const whole = await ctx.data.call('search_campaigns', args, semanticCampaignRow);
+        if (whole.length > 0 && !notes.some((n) => n.startsWith('No ad-copy embeddings'))) {
+          notes.push('No ad-copy embeddings match these filters yet (an admin reruns `npm run db:embed`); these are ranked by the whole campaign instead.');
+        }
+        return whole;
+      }
+      return await ctx.data.call('search_campaigns', args, semanticCampaignRow);
     } catch (err) {
       // pgvector went away, or the vector does not fit the column: answer from full-text.
       if (!(err instanceof DataError) || (err.code !== 'unavailable' && err.code !== 'invalid_input')) throw err;

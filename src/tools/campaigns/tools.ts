@@ -20,8 +20,12 @@ export function campaignTools(deps: SearchDeps): AnyTool[] {
       'Find ad campaigns by meaning or theme ("travel benefits", "eco-friendly power") when the user describes an idea ' +
       'rather than exact words or dimensions.',
     input: semanticInput,
-    run: ({ query, reset_filters, limit, ...filters }, ctx) =>
-      runCampaignSearch({ kind: 'semantic', tool: 'semantic_search', query, args: { ...filters, reset_filters }, limit: limit ?? DEFAULT_LIMIT }, ctx, deps),
+    run: ({ query, embedding_field, reset_filters, limit, ...filters }, ctx) =>
+      runCampaignSearch(
+        { kind: 'semantic', tool: 'semantic_search', query, embeddingField: embedding_field ?? 'full', args: { ...filters, reset_filters }, limit: limit ?? DEFAULT_LIMIT },
+        ctx,
+        deps,
+      ),
   });
 
   const filter = defineTool({

@@ -193,6 +193,25 @@ export function defineSearchTests(world: () => CampaignWorld): void {
       }
     });
 
+    it('ranks by the ad copy alone with embedding_field campaign_text, and by the whole campaign by default', async () => {
+      if (!w().port.vectorsAvailable) return; // without vectors both fall back to full-text (above)
+      const vector = hashEmbedding('bonus points on travel', TEST_DIMENSIONS);
+      const byCopy = await w().port.call('search_campaigns_by_copy', { tenant_id: T(), query_embedding: vector, limit: 10 }, rows.semanticCampaignRow);
+      const whole = await w().port.call('search_campaigns', { tenant_id: T(), query_embedding: vector, limit: 10 }, rows.semanticCampaignRow);
+      expect(byCopy).toHaveLength(10);
+      // Two different vectors per campaign: the rankings are not the same list.
+      expect(byCopy.map((c) => c.id)).not.toEqual(whole.map((c) => c.id));
+      const turn = await runTurn(w(), 'copy about bonus points on travel?', [call('semantic_search', { query: 'bonus points on travel', embedding_field: 'campaign_text', limit: 10 }), say('ok')], { threadId: newThread() });
+      expect(turn.campaigns.map((c) => c.id)).toEqual(byCopy.map((c) => c.id));
+      const dflt = await runTurn(w(), 'about bonus points on travel?', [call('semantic_search', { query: 'bonus points on travel', limit: 10 }), say('ok')], { threadId: newThread() });
+      expect(dflt.campaigns.map((c) => c.id)).toEqual(whole.map((c) => c.id));
+      // The copy vector is computed from campaign_text alone: its own embedding is the nearest.
+      const one = byCopy[0]!;
+      const [self] = await w().port.call('search_campaigns_by_copy', { tenant_id: T(), query_embedding: hashEmbedding(one.campaign_text, TEST_DIMENSIONS), limit: 1 }, rows.semanticCampaignRow);
+      expect(self?.id).toBe(one.id);
+      expect(self?.similarity).toBeCloseTo(1, 5);
+    });
+
     it('falls back to full-text when the embedding endpoint fails', async () => {
       if (!w().port.vectorsAvailable) return; // covered above: without vectors it never embeds
       const llm = w().llm;

@@ -61,6 +61,8 @@ export class TurnWriter {
   private overflow = '';
   /** Text of the current model step (reply.text is the last step's text). */
   private segment = '';
+  /** The last thing streamed was an artifact's code (generate_artifact's writer). */
+  private afterCode = false;
   private breakBeforeText = false;
   private readonly tasks = new Map<string, { title: string; state: 'running' | 'ok' | 'error'; summary?: string }>();
   private fallbackTs: string | undefined;
@@ -124,6 +126,10 @@ export class TurnWriter {
         return;
       case 'text_delta':
         return this.addText(event.text);
+      case 'tool_event':
+        // An artifact's code as the writer model produces it (generate_artifact), shown live.
+        if (event.name === 'artifact_delta' && typeof event.data.delta === 'string') return this.addText(event.data.delta, true);
+        return;
       case 'tool_call_start':
         this.tasks.set(event.callId, { title: event.title, state: 'running' });
         this.segment = '';
@@ -149,9 +155,17 @@ export class TurnWriter {
 
   // ── text ────────────────────────────────────────────────────────────────────────────────
 
-  private async addText(delta: string): Promise<void> {
-    this.segment += delta;
+  /**
+   * Text into the live message. `segment` is the answer of the current step (compared with the
+   * reply at the end); an artifact's code streamed by its tool (`code`) is shown but is not the
+   * answer, and the answer after it starts on a new paragraph.
+   */
+  private async addText(delta: string, code = false): Promise<void> {
+    if (!code) this.segment += delta;
     let text = delta;
+    // The answer after streamed code starts a paragraph of its own.
+    if (!code && this.afterCode && text.trim()) this.breakBeforeText = true;
+    this.afterCode = code || (this.afterCode && !text.trim());
     if (this.breakBeforeText && text.trim()) {
       text = `\n\n${text.replace(/^\s+/, '')}`;
       this.breakBeforeText = false;

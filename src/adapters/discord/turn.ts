@@ -74,6 +74,13 @@ async function live(
           streamed += event.text;
           live.update({ text: streamed });
           break;
+        case 'tool_event':
+          // An artifact's code as its writer produces it (generate_artifact): shown in the progress message.
+          if (event.name === 'artifact_delta' && typeof event.data.delta === 'string') {
+            streamed += event.data.delta;
+            live.update({ text: streamed });
+          }
+          break;
         case 'tool_call_start':
           // Text before a tool call is the model thinking aloud; the answer comes after.
           streamed = '';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { availabilityRow, serviceRow } from '../../data/rows.js';
+import { availabilityRow } from '../../data/rows.js';
 import { defineTool, ToolError } from '../tool.js';
 import { formatMinutes } from './format.js';
 import { troubleOutput } from './lookup.js';
-import { cacheKey, hasBusiness, scopeArgs, type BusinessEnv } from './scope.js';
+import { cacheKey, hasBusiness, loadServices, scopeArgs, type BusinessEnv } from './scope.js';
 
 const SHOWN = 12;
 
@@ -28,14 +28,7 @@ export function createAvailabilityTool(env: BusinessEnv) {
       let minutes = 30;
       let serviceName: string | undefined;
       if (service) {
-        const services = await env.lookups.run(ctx, now.getTime(), {
-          tool: 'get_availability',
-          fn: 'get_business_services',
-          key: cacheKey(ctx.tenant, 'services'),
-          ttlMs: env.referenceTtlMs,
-          size: (r) => r.length,
-          load: () => ctx.data.call('get_business_services', scopeArgs(ctx.tenant), serviceRow),
-        });
+        const services = await loadServices(env, ctx, now.getTime(), 'get_availability');
         if (!services.ok) return troubleOutput('availability');
         const wanted = service.toLowerCase();
         const match = services.value.find((s) => s.name.toLowerCase() === wanted) ?? services.value.find((s) => s.name.toLowerCase().includes(wanted));

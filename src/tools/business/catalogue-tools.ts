@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { serviceRow, workingHoursRow } from '../../data/rows.js';
 import { defineTool, type ToolContext } from '../tool.js';
 import { formatMinutes, formatPrice, hoursByDay } from './format.js';
 import { troubleOutput, type LookupResult } from './lookup.js';
-import { cacheKey, hasBusiness, loadProfile, scopeArgs, type BusinessEnv } from './scope.js';
+import { hasBusiness, loadHours, loadProfile, loadServices, type BusinessEnv } from './scope.js';
 
 /** `get_business_services` and `get_working_hours`: what the business offers and when it is open. */
 export function createCatalogueTools(env: BusinessEnv) {
@@ -15,9 +14,7 @@ export function createCatalogueTools(env: BusinessEnv) {
     timeoutMs: env.timeoutMs,
     offer: (ctx) => hasBusiness(env, ctx),
     async run(_input, ctx) {
-      const { rows, businessName } = await referenceWithProfile(env, ctx, 'get_business_services', 'services', () =>
-        ctx.data.call('get_business_services', scopeArgs(ctx.tenant), serviceRow),
-      );
+      const { rows, businessName } = await withProfile(env, ctx, 'get_business_services', loadServices);
       if (!rows.ok) return troubleOutput('services');
       const name = businessName ?? 'the business';
       if (rows.value.length === 0) return { content: `No services are listed for ${name}.` };
@@ -48,9 +45,7 @@ export function createCatalogueTools(env: BusinessEnv) {
     timeoutMs: env.timeoutMs,
     offer: (ctx) => hasBusiness(env, ctx),
     async run(_input, ctx) {
-      const { rows, businessName } = await referenceWithProfile(env, ctx, 'get_working_hours', 'hours', () =>
-        ctx.data.call('get_working_hours', scopeArgs(ctx.tenant), workingHoursRow),
-      );
+      const { rows, businessName } = await withProfile(env, ctx, 'get_working_hours', loadHours);
       if (!rows.ok) return troubleOutput('opening hours');
       const week = hoursByDay(rows.value);
       if (week.length === 0) return { content: 'No opening hours are on file for this business.' };
@@ -71,17 +66,13 @@ export function createCatalogueTools(env: BusinessEnv) {
 }
 
 /** A reference read (cached per thread like all business reads) and the business's name, fetched together. */
-async function referenceWithProfile<T>(
+async function withProfile<T>(
   env: BusinessEnv,
   ctx: ToolContext,
-  fn: 'get_business_services' | 'get_working_hours',
-  cachePart: string,
-  load: () => Promise<T[]>,
+  tool: string,
+  read: (env: BusinessEnv, ctx: ToolContext, now: number, tool: string) => Promise<LookupResult<T[]>>,
 ): Promise<{ rows: LookupResult<T[]>; businessName?: string }> {
   const now = ctx.now().getTime();
-  const [rows, profile] = await Promise.all([
-    env.lookups.run(ctx, now, { tool: fn, fn, key: cacheKey(ctx.tenant, cachePart), ttlMs: env.referenceTtlMs, size: (r) => r.length, load }),
-    loadProfile(env, ctx, now, fn),
-  ]);
+  const [rows, profile] = await Promise.all([read(env, ctx, now, tool), loadProfile(env, ctx, now, tool)]);
   return { rows, businessName: profile.ok && profile.value ? profile.value.name : undefined };
 }

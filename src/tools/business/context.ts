@@ -1,7 +1,6 @@
-import { serviceRow, workingHoursRow } from '../../data/rows.js';
 import type { OfferContext } from '../tool.js';
 import { formatMinutes, hoursByDay } from './format.js';
-import { cacheKey, hasBusiness, loadProfile, scopeArgs, type BusinessEnv } from './scope.js';
+import { hasBusiness, loadHours, loadProfile, loadServices, type BusinessEnv } from './scope.js';
 
 /** Seed 004's suggested policy and FAQ topics, unless the tenant's ai_config lists its own. */
 export const DEFAULT_TOPICS = ['cancellation', 'reschedule', 'late arrival', 'deposits', 'refunds', 'pricing', 'hours', 'location', 'parking'];
@@ -16,25 +15,7 @@ const MAX_SERVICES_LISTED = 12;
 export async function businessContext(env: BusinessEnv, ctx: OfferContext): Promise<string | undefined> {
   if (!(await hasBusiness(env, ctx))) return undefined;
   const now = Date.now();
-  const [profile, services, hours] = await Promise.all([
-    loadProfile(env, ctx, now, 'context'),
-    env.lookups.run(ctx, now, {
-      tool: 'context',
-      fn: 'get_business_services',
-      key: cacheKey(ctx.tenant, 'services'),
-      ttlMs: env.referenceTtlMs,
-      size: (r) => r.length,
-      load: () => ctx.data.call('get_business_services', scopeArgs(ctx.tenant), serviceRow),
-    }),
-    env.lookups.run(ctx, now, {
-      tool: 'context',
-      fn: 'get_working_hours',
-      key: cacheKey(ctx.tenant, 'hours'),
-      ttlMs: env.referenceTtlMs,
-      size: (r) => r.length,
-      load: () => ctx.data.call('get_working_hours', scopeArgs(ctx.tenant), workingHoursRow),
-    }),
-  ]);
+  const [profile, services, hours] = await Promise.all([loadProfile(env, ctx, now, 'context'), loadServices(env, ctx, now, 'context'), loadHours(env, ctx, now, 'context')]);
   const name = profile.ok && profile.value ? profile.value.name : 'the business';
   const lines = [`You answer questions about ${name} for its team and customers.`];
   if (services.ok && services.value.length) {

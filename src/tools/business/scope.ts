@@ -1,5 +1,5 @@
 import type { Tenant } from '../../data/port.js';
-import { businessRow } from '../../data/rows.js';
+import { businessRow, serviceRow, workingHoursRow } from '../../data/rows.js';
 import type { OfferContext } from '../tool.js';
 import type { BusinessLookups, LookupResult } from './lookup.js';
 
@@ -43,6 +43,30 @@ export function loadProfile(env: BusinessEnv, ctx: OfferContext, now: number, to
       const [row] = await ctx.data.call('get_business', scopeArgs(ctx.tenant), businessRow);
       return row ? { name: row.name, timezone: row.timezone } : null;
     },
+  });
+}
+
+/** The business's services, through the per-thread cache (shared by the tools and the system context). */
+export function loadServices(env: BusinessEnv, ctx: OfferContext, now: number, tool: string) {
+  return env.lookups.run(ctx, now, {
+    tool,
+    fn: 'get_business_services',
+    key: cacheKey(ctx.tenant, 'services'),
+    ttlMs: env.referenceTtlMs,
+    size: (r) => r.length,
+    load: () => ctx.data.call('get_business_services', scopeArgs(ctx.tenant), serviceRow),
+  });
+}
+
+/** The business's opening intervals, through the per-thread cache. */
+export function loadHours(env: BusinessEnv, ctx: OfferContext, now: number, tool: string) {
+  return env.lookups.run(ctx, now, {
+    tool,
+    fn: 'get_working_hours',
+    key: cacheKey(ctx.tenant, 'hours'),
+    ttlMs: env.referenceTtlMs,
+    size: (r) => r.length,
+    load: () => ctx.data.call('get_working_hours', scopeArgs(ctx.tenant), workingHoursRow),
   });
 }
 

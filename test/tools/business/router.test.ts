@@ -97,7 +97,7 @@ function defineRouterTests(label: string, slowFunctions: boolean, open: () => Pr
         // the next at 400 (800 ms in), the fourth gets what is left, the fifth nothing.
         expect(failures).toHaveLength(5);
         expect(failures.slice(0, 3).map((l) => l.reason)).toEqual(['timeout', 'timeout', 'timeout']);
-        for (const l of failures.slice(0, 3)) expect(Number(l.latencyMs)).toBeLessThan(550);
+        for (const l of failures.slice(0, 3)) expect(Number(l.latencyMs)).toBeLessThan(650); // gave up at 400 ms, well before the 700 ms answer
         expect(failures[4]?.reason).toBe('turn_budget');
         expect(ms).toBeLessThan(1_600);
         expect(replyOf(events)?.blocks).toEqual([{ type: 'context', items: [TROUBLE_MESSAGE] }]);

@@ -18,6 +18,9 @@
  *     `concurrency` (100) in flight, to each app. Latency from each request's send. Target: no
  *     ack over 2.5 s; every burst event answered afterwards (waited for, `answer-timeout` s).
  *
+ * Events come from 500 people (a workspace, not one user: one person sending 50 messages a second
+ * is a flood, refused past USER_MESSAGES_PER_MINUTE).
+ *
  * "Answered" is checked thread by thread on the fake Slack (conversations.replies): the bot's
  * reply with the scripted LLM's answer in the thread of each mention.
  *
@@ -157,8 +160,8 @@ function post(body, headers) {
       event_id: 'Ev' + prefix + i, event_time: Math.floor(Date.now() / 1000),
       authorizations: [{ enterprise_id: null, team_id: 'T0BENCH', user_id: bot, is_bot: true, is_enterprise_install: false }],
       event: isMention(i)
-        ? { type: 'app_mention', user: 'U0HUMAN', ts, event_ts: ts, text: '<@' + bot + '> status?', channel: 'C0BENCH' + (i % 20), team: 'T0BENCH' }
-        : { type: 'message', channel_type: 'channel', user: 'U0HUMAN', ts, event_ts: ts, text: 'lunch anyone?', channel: 'C0BENCH' + (i % 20), team: 'T0BENCH' },
+        ? { type: 'app_mention', user: 'U0HUMAN' + (i % 500), ts, event_ts: ts, text: '<@' + bot + '> status?', channel: 'C0BENCH' + (i % 20), team: 'T0BENCH' }
+        : { type: 'message', channel_type: 'channel', user: 'U0HUMAN' + (i % 500), ts, event_ts: ts, text: 'lunch anyone?', channel: 'C0BENCH' + (i % 20), team: 'T0BENCH' },
     });
     const t = Math.floor(Date.now() / 1000);
     const sig = 'v0=' + createHmac('sha256', secret).update('v0:' + t + ':' + body).digest('hex');

@@ -9,7 +9,8 @@ import { noticeMessage } from './render.js';
 import { explainSlackError, slackErrorCode } from './slack-errors.js';
 import type { SlackState } from './slack-state.js';
 import { escapeMrkdwn, truncate } from './text.js';
-import { TurnWriter, type ThreadTarget, type WriterOptions } from './turn-writer.js';
+import { postsOfEarlierRun } from './thread-poster.js';
+import { POST_MARK, STREAM_MARK, TurnWriter, type ThreadTarget, type WriterOptions } from './turn-writer.js';
 import type { SlackRoles } from './user-roles.js';
 
 export interface HandlerDeps {
@@ -214,10 +215,19 @@ async function runTurn(d: Delivery<SlackWork>, message: IncomingMessage, target:
   const started = performance.now();
   // Every Slack turn passes here: the user's role for the limits comes from Slack, not from the event.
   message = { ...message, role: await deps.roles.of(target.client, message.workspaceId, message.userId) };
-  const writer = new TurnWriter(target, {
+  const recorded = d.recorded.filter((r) => !r.startsWith(ROOT) && r !== DELIVERED);
+  const tagged = { ...target, turnId: d.entry.id };
+  // A replay whose dead run posted but died before recording the ts: find its messages by their metadata.
+  if (d.attempt > 1 && !recorded.some((r) => r.startsWith(POST_MARK) || r.startsWith(STREAM_MARK))) {
+    for (const ts of await postsOfEarlierRun(tagged, d.entry.id)) {
+      recorded.push(`${POST_MARK}${ts}`);
+      await d.record(`${POST_MARK}${ts}`).catch((err: unknown) => deps.log.warn({ err }, 'could not record a found earlier post'));
+    }
+  }
+  const writer = new TurnWriter(tagged, {
     log: deps.log,
     ...deps.writer,
-    recorded: d.recorded.filter((r) => !r.startsWith(ROOT) && r !== DELIVERED),
+    recorded,
     record: d.record,
   });
   const result = await writer.deliver(untilAborted(deps.agent.handle(message, d.signal), d.signal));

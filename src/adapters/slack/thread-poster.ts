@@ -18,6 +18,30 @@ export interface ThreadTarget {
   status: boolean;
   /** Tells the asker privately when the thread cannot be written to (slash commands, buttons). */
   respond?: (text: string) => Promise<unknown>;
+  /**
+   * The inbox entry this turn answers: every message it posts carries it as Slack message
+   * metadata, so a replay finds what a run that died before recording it posted.
+   */
+  turnId?: string;
+}
+
+/** The metadata event type of Switchboard's answers (`event_payload.turn`: the inbox entry id). */
+export const TURN_METADATA_TYPE = 'switchboard_turn';
+
+/**
+ * Messages an earlier run of this turn posted in the thread (by their metadata), for a replay
+ * whose dead run posted but did not live to record the ts. Empty when Slack returns no
+ * metadata or the lookup fails: the replay then posts as before.
+ */
+export async function postsOfEarlierRun(target: Pick<ThreadTarget, 'client' | 'channel' | 'threadTs'>, turnId: string): Promise<string[]> {
+  try {
+    const res = await target.client.conversations.replies({ channel: target.channel, ts: target.threadTs, include_all_metadata: true, limit: 200 });
+    return (res.messages ?? [])
+      .filter((m) => m.bot_id && m.metadata?.event_type === TURN_METADATA_TYPE && (m.metadata.event_payload as { turn?: unknown } | undefined)?.turn === turnId)
+      .flatMap((m) => (m.ts ? [m.ts] : []));
+  } catch {
+    return [];
+  }
 }
 
 /** After these, nothing more can be written to the thread this turn. */
@@ -68,7 +92,8 @@ export class ThreadPoster {
 
   /** Posts in the thread; undefined when it failed. */
   async post(message: SlackMessage): Promise<{ ts?: string } | undefined> {
-    const res = await this.call('chat.postMessage', () => this.client.chat.postMessage({ channel: this.target.channel, thread_ts: this.target.threadTs, ...message }));
+    const metadata = this.target.turnId ? { metadata: { event_type: TURN_METADATA_TYPE, event_payload: { turn: this.target.turnId } } } : {};
+    const res = await this.call('chat.postMessage', () => this.client.chat.postMessage({ channel: this.target.channel, thread_ts: this.target.threadTs, ...message, ...metadata }));
     if (res) this.posted += 1;
     if (res?.ts) await this.onPosted(res.ts);
     return res;

@@ -28,8 +28,10 @@ export interface WriterOptions {
 }
 
 /** Recorded markers: `post:<ts>` and `stream:<ts>` name our messages in the thread. */
-const POST = 'post:';
-const STREAM = 'stream:';
+export const POST_MARK = 'post:';
+const POST = POST_MARK;
+export const STREAM_MARK = 'stream:';
+const STREAM = STREAM_MARK;
 export const FILES_MARK = 'files';
 
 export interface DeliveryResult {

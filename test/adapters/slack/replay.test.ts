@@ -6,6 +6,7 @@
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TurnEvent } from '../../../src/agent/types.js';
+import { postsOfEarlierRun } from '../../../src/adapters/slack/thread-poster.js';
 import { TurnWriter } from '../../../src/adapters/slack/turn-writer.js';
 import { silentLogger } from '../../../src/logger.js';
 import { startFakeSlack, type FakeSlack } from '../../fakes/slack/web-api.js';
@@ -55,6 +56,25 @@ describe('Slack delivery on replay', () => {
     const thread2 = slack.threadReplies(CHANNEL, thread);
     expect(thread2).toHaveLength(1);
     expect(thread2[0]).toMatchObject({ text: 'Replayed answer.', updates: 1 });
+  });
+
+  it('crash after the reply was posted but before its ts was recorded: the replay finds it by its metadata and edits it', async () => {
+    const thread = freshTs();
+    const turnId = `slack:Ev${thread.replace('.', '')}`;
+    // The first run posts, then "dies" before the record lands (the recorder never stores).
+    await new TurnWriter({ ...target(thread), turnId }, { log: silentLogger(), streamFlushMs: 20, recorded: [], record: async () => undefined }).deliver(events(answer('First run answer.')));
+    const [first] = slack.threadReplies(CHANNEL, thread);
+    expect(first?.metadata).toEqual({ event_type: 'switchboard_turn', event_payload: { turn: turnId } });
+    // Another turn's message in the same thread is not taken for ours.
+    await new TurnWriter({ ...target(thread), turnId: 'slack:EvOther' }, { log: silentLogger(), streamFlushMs: 20, recorded: [] }).deliver(events(answer('Another answer.')));
+
+    const found = await postsOfEarlierRun(target(thread), turnId);
+    expect(found).toEqual([first!.ts]);
+    const postsBefore = slack.callsTo('chat.postMessage').length;
+    await new TurnWriter({ ...target(thread), turnId }, { log: silentLogger(), streamFlushMs: 20, recorded: found.map((ts) => `post:${ts}`) }).deliver(events(answer('Replayed answer.')));
+    expect(slack.callsTo('chat.postMessage').length).toBe(postsBefore);
+    expect(slack.threadReplies(CHANNEL, thread).map((m) => m.text)).toEqual(['Replayed answer.', 'Another answer.']);
+    expect(slack.callsTo('conversations.replies').at(-1)?.args).toMatchObject({ include_all_metadata: 'true' }); // form-encoded, as the WebClient sends it
   });
 
   it('crash mid-stream: the replay stops the dead stream and writes the final answer into it', async () => {

@@ -94,7 +94,6 @@ export interface RateLimits {
   tool(subject: LimitSubject, tool: string): Promise<ToolDecision>;
   /** Counts one message; `notify` is true only for the first refusal in a window (one notice per flood). */
   message(subject: Omit<LimitSubject, 'role'>): Promise<MessageDecision>;
-  limitFor(tool: string): ToolLimit | undefined;
 }
 
 export interface RateLimitOptions {
@@ -131,7 +130,6 @@ export function createRateLimits(opts: RateLimitOptions): RateLimits {
 
   return {
     store: opts.redis ? 'redis' : 'memory',
-    limitFor: (tool) => (Object.hasOwn(toolLimits, tool) ? toolLimits[tool] : undefined),
     async tool(subject, tool) {
       const limit = Object.hasOwn(toolLimits, tool) ? toolLimits[tool] : undefined;
       if (!limit) return { ok: true };

@@ -1,10 +1,10 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { DataError, type DataPort } from '../../data/port.js';
 import type { AdminDataPort } from '../../data/rpc-port.js';
 import { adminBusinessRow, adminFaqRow, adminPolicyRow, deletedRow } from '../../data/rows.js';
 import type { Logger } from '../../logger.js';
+import { bearerMatches } from './bearer.js';
 
 /**
  * Seed 004's admin endpoints, behind ADMIN_TOKEN (its own bearer token, not API_TOKEN):
@@ -41,9 +41,7 @@ export function mountAdmin(app: Hono, opts: { token: string | undefined; data: D
   const base = '/tts_admin';
   app.use(`${base}/*`, async (c, next) => {
     if (!token) return fail(c, 404, 'admin_disabled', 'The admin API is off: set ADMIN_TOKEN to enable it.');
-    const given = Buffer.from(c.req.header('authorization')?.replace(/^Bearer\s+/i, '') ?? '');
-    const expected = Buffer.from(token);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return fail(c, 401, 'unauthorized', 'Missing or wrong bearer token (ADMIN_TOKEN).');
+    if (!bearerMatches(c.req.header('authorization'), token)) return fail(c, 401, 'unauthorized', 'Missing or wrong bearer token (ADMIN_TOKEN).');
     if (!isAdminPort(data)) return fail(c, 503, 'unavailable', 'This data source does not offer admin functions.');
     return next();
   });

@@ -1,4 +1,4 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { bodyLimit } from 'hono/body-limit';
@@ -11,6 +11,7 @@ import type { Logger } from '../../logger.js';
 import type { Block } from '../../reply/model.js';
 import { parseTypedCommand } from '../typed-command.js';
 import { mountAdmin } from './admin.js';
+import { bearerMatches } from './bearer.js';
 
 const chatRequest = z.object({
   message: z.string().max(20_000, 'message is longer than 20,000 characters').optional(),
@@ -58,8 +59,9 @@ const usageQuery = z
 /** `POST /api/chat` (JSON or SSE) and `GET /healthz`. */
 export function createHttpApp({ agent, log, apiToken, health, data, adminToken }: HttpAppOptions): Hono {
   const app = new Hono();
-  // Admin bodies are small too.
-  app.use('/tts_admin/*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json(errorBody('payload_too_large', 'The request body is larger than 1 MB.'), 413) }));
+  // Refused before it is read into memory, whatever the Content-Length claims.
+  const limitBody = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json(errorBody('payload_too_large', 'The request body is larger than 1 MB.'), 413) });
+  app.use('/tts_admin/*', limitBody);
   if (data) mountAdmin(app, { token: adminToken, data, log });
 
   app.get('/healthz', (c) => c.json({ ok: true, ...health?.() }));
@@ -70,8 +72,7 @@ export function createHttpApp({ agent, log, apiToken, health, data, adminToken }
     }
     return next();
   });
-  // Refused before it is read into memory, whatever the Content-Length claims.
-  app.use('/api/*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json(errorBody('payload_too_large', 'The request body is larger than 1 MB.'), 413) }));
+  app.use('/api/*', limitBody);
 
   /** Token totals from the ledger: `?tenant=&threadId=&userId=&from=&to=` (default: the last 30 days). */
   app.get('/api/usage', async (c) => {
@@ -211,10 +212,4 @@ function sseData(event: TurnEvent): unknown {
 
 function errorBody(code: string, message: string) {
   return { error: { code, message } };
-}
-
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const given = Buffer.from(header?.replace(/^Bearer\s+/i, '') ?? '');
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
 }

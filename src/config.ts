@@ -126,6 +126,13 @@ export const configSchema = z
     DISCORD_APPLICATION_ID: optionalString,
     DISCORD_API_URL: optionalUrl,
     DISCORD_GUILD_ID: optionalString,
+    /** The application's public key (Developer Portal → General Information): enables the HTTP interactions endpoint. */
+    DISCORD_PUBLIC_KEY: z
+      .string()
+      .trim()
+      .regex(/^[0-9a-fA-F]{64}$/, 'is the application’s public key: 64 hexadecimal characters (Developer Portal → General Information)')
+      .optional()
+      .or(z.literal('').transform(() => undefined)),
     /** Comma-separated role ids: users with none of them are guests for the tool limits (unset: everyone is a member). */
     DISCORD_MEMBER_ROLES: z
       .string()
@@ -159,6 +166,9 @@ export const configSchema = z
         path: ['SLACK_APP_TOKEN'],
         message: 'SLACK_BOT_TOKEN is set but neither SLACK_APP_TOKEN (Socket Mode) nor SLACK_SIGNING_SECRET (HTTP events) is; set one',
       });
+    }
+    if (c.DISCORD_PUBLIC_KEY && !c.DISCORD_APPLICATION_ID) {
+      ctx.addIssue({ code: 'custom', path: ['DISCORD_APPLICATION_ID'], message: 'is required when DISCORD_PUBLIC_KEY is set (Developer Portal → General Information)' });
     }
     if (c.DISCORD_TOKEN && !c.DISCORD_APPLICATION_ID) {
       ctx.addIssue({

@@ -8,7 +8,7 @@ import type { NodeRoute } from './http/server.js';
  */
 export interface PlatformAdapter {
   name: string;
-  /** Raw HTTP routes it serves on the shared server (Slack's Events API). */
+  /** Raw HTTP routes it serves on the shared server (Slack's Events API, Discord's interactions endpoint). */
   routes?: NodeRoute[];
   start(): Promise<void>;
   /** For /readyz: whether its platform connection is up. */
@@ -30,7 +30,7 @@ export async function configuredAdapters(sb: Switchboard): Promise<PlatformAdapt
     const slack = createSlackAdapter(sb);
     if (slack) adapters.push(slack);
   }
-  if (sb.config.DISCORD_TOKEN) {
+  if (sb.config.DISCORD_TOKEN || sb.config.DISCORD_PUBLIC_KEY) {
     const { createDiscordAdapter } = await import('./discord/index.js');
     const discord = createDiscordAdapter(sb);
     if (discord) adapters.push(discord);

@@ -88,6 +88,9 @@ export class InboxUnavailableError extends Error {
   }
 }
 
+/** What a user is told when their message could not be recorded (the inbox is unavailable). */
+export const INBOX_UNAVAILABLE_TEXT = 'I could not take that request right now. Please try again in a minute.';
+
 /** The user-facing words for a thread whose queue is full. */
 export const THREAD_QUEUE_FULL_TEXT = (max: number) =>
   `I already have ${max} messages waiting in this conversation. Please wait for my answers, then ask again.`;

@@ -2,6 +2,8 @@ import {
   ButtonStyle,
   ChannelType,
   ComponentType,
+  InteractionResponseType,
+  InteractionType,
   InteractionWebhook,
   MessageFlags,
   type APIActionRowComponent,
@@ -17,11 +19,12 @@ import type { IncomingMessage } from '../../agent/types.js';
 import type { Logger } from '../../logger.js';
 import { metrics } from '../../metrics.js';
 import type { KvStore } from '../../state/kv.js';
-import { THREAD_QUEUE_FULL_TEXT, type AddResult, type Delivery, type DeliveryFn, type Inbox } from '../../turns/index.js';
+import { INBOX_UNAVAILABLE_TEXT as UNAVAILABLE, THREAD_QUEUE_FULL_TEXT, type AddResult, type Delivery, type DeliveryFn, type Inbox } from '../../turns/index.js';
 import { COMMAND_NAMES } from './commands.js';
 import type { ActionStore } from './custom-id.js';
 import { LIMITS, truncate } from './limits.js';
-import { conversationIn, normalizeButton, normalizeCommand, normalizeMessage, type Conversation } from './normalize.js';
+import { commandInput, conversationIn, normalizeButton, normalizeCommand, normalizeMessage, type Conversation } from './normalize.js';
+import { rawChannel, type InteractionReply, type RawInteraction } from './http-interactions.js';
 import { channelSink, interactionSink, threadSink, warning, type InteractionHook, type ReplySink } from './sinks.js';
 import { MESSAGE_MARK, runTurn, type TurnDeps } from './turn.js';
 
@@ -72,11 +75,15 @@ const conversationKey = (messageId: string) => `discord:conversation:${messageId
 const THREAD_MARK = 'thread:';
 /** Recorded once the whole answer is in Discord: a replay that finds it has nothing left to do. */
 const DELIVERED = 'delivered';
-const UNAVAILABLE = 'I could not take that request right now. Please try again in a minute.';
 
 export interface Handlers {
   onMessage(message: Message): Promise<void>;
   onInteraction(interaction: Interaction): Promise<void>;
+  /**
+   * An interaction Discord POSTed to our interactions endpoint (signature already checked):
+   * recorded in the inbox first, then acknowledged by the HTTP response this returns.
+   */
+  onHttpInteraction(interaction: RawInteraction): Promise<InteractionReply>;
   /** The inbox's delivery function for Discord entries, answering through `client`. */
   deliver(client: Client): DeliveryFn<DiscordWork>;
 }
@@ -165,7 +172,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     }
     // Discord drops an interaction not acknowledged within 3 s: defer before anything slow.
     if (!(await acknowledge(interaction, () => interaction.deferReply()))) return;
-    await recordInteraction(interaction, normalizeCommand(interaction, deps.memberRoleIds), receivedAt);
+    await recordInteraction(interaction, normalizeCommand(commandInput(interaction), deps.memberRoleIds), receivedAt);
   }
 
   async function onButton(interaction: ButtonInteraction, receivedAt: number): Promise<void> {
@@ -180,7 +187,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     const stored = await kv.get<Conversation>(conversationKey(interaction.message.id));
     const conversation =
       stored ?? conversationIn(interaction.channel, interaction.channelId, interaction.guildId, interaction.message.interactionMetadata?.id ?? interaction.message.id);
-    await recordInteraction(interaction, normalizeButton(interaction, action, conversation, deps.memberRoleIds), receivedAt);
+    await recordInteraction(interaction, normalizeButton({ id: interaction.id, userId: interaction.user.id, member: interaction.member }, action, conversation, deps.memberRoleIds), receivedAt);
   }
 
   /** After the acknowledgement: the entry carries the interaction's token, so any replica can answer it. */
@@ -289,16 +296,10 @@ export function createHandlers(deps: HandlerDeps): Handlers {
 
   /** Disables the clicked message's buttons (the chosen one turns green), so a choice is made once. */
   async function markClicked(interaction: ButtonInteraction): Promise<void> {
-    const rows = interaction.message.components.flatMap((row) => {
-      if (row.type !== ComponentType.ActionRow) return [];
-      const json = row.toJSON() as APIActionRowComponent<APIComponentInMessageActionRow>;
-      const components = json.components.map((c) => {
-        if (c.type !== ComponentType.Button) return c;
-        const chosen = 'custom_id' in c && c.custom_id === interaction.customId;
-        return { ...c, disabled: true, ...(chosen ? { style: ButtonStyle.Success } : {}) };
-      });
-      return [{ ...json, components }];
-    });
+    const rows = disabledRows(
+      interaction.message.components.flatMap((row) => (row.type === ComponentType.ActionRow ? [row.toJSON() as APIActionRowComponent<APIComponentInMessageActionRow>] : [])),
+      interaction.customId,
+    );
     if (rows.length === 0) return;
     try {
       await interaction.editReply({ components: rows });
@@ -307,7 +308,66 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     }
   }
 
-  return { onMessage, onInteraction, deliver };
+  async function onHttpInteraction(raw: RawInteraction): Promise<InteractionReply> {
+    const receivedAt = Date.now();
+    const privately = (text: string): InteractionReply => ({ type: InteractionResponseType.ChannelMessageWithSource, data: { content: warning(text), flags: MessageFlags.Ephemeral, allowed_mentions: { parse: [] } } });
+    const member = raw.member ?? null;
+    const userId = raw.member?.user.id ?? raw.user?.id ?? '';
+    const channelId = raw.channel_id ?? raw.channel?.id ?? '';
+    const channel = raw.channel ? rawChannel(raw.channel) : null;
+    const target: InteractionTarget = { id: raw.id, applicationId: raw.application_id, token: raw.token, channelId, receivedAt, ownsOriginal: raw.type === InteractionType.ApplicationCommand };
+    /** Recorded, then the `ack` response; a failed write is answered privately and nothing is acknowledged as taken. */
+    const record = async (message: IncomingMessage, ack: InteractionReply): Promise<InteractionReply> => {
+      let added: AddResult;
+      try {
+        added = await enqueue(`interaction:${raw.id}`, message, { kind: 'interaction', message, interaction: { ...target, channelId: channelId || message.channelId } });
+      } catch (err) {
+        log.error({ err, interactionId: raw.id }, 'discord interaction not recorded in the inbox');
+        return privately(UNAVAILABLE);
+      }
+      return added === 'full' ? privately(THREAD_QUEUE_FULL_TEXT(deps.maxPerThread)) : ack;
+    };
+
+    if (raw.type === InteractionType.ApplicationCommand) {
+      const data = raw.data;
+      if (!data || data.type !== undefined && data.type !== 1) return privately('Only slash commands are supported here.');
+      if (!COMMAND_NAMES.has(data.name ?? '')) return privately(`I don’t know /${data.name ?? '?'}. Try /ask.`);
+      const message = normalizeCommand(
+        { id: raw.id, commandName: data.name ?? '', options: data.options ?? [], channel, channelId, guildId: raw.guild_id ?? null, userId, member },
+        deps.memberRoleIds,
+      );
+      return record(message, { type: InteractionResponseType.DeferredChannelMessageWithSource });
+    }
+    if (raw.type === InteractionType.MessageComponent) {
+      const customId = raw.data?.custom_id;
+      if (!customId || !raw.message) return { type: InteractionResponseType.DeferredMessageUpdate };
+      const action = await deps.actions.decode(customId);
+      if (!action) return privately('That button has expired. Ask me again in this conversation.');
+      const stored = await kv.get<Conversation>(conversationKey(raw.message.id));
+      const conversation = stored ?? conversationIn(channel, channelId, raw.guild_id ?? null, raw.message.interaction_metadata?.id ?? raw.message.id);
+      const message = normalizeButton({ id: raw.id, userId, member }, action, conversation, deps.memberRoleIds);
+      const rows = disabledRows((raw.message.components ?? []) as unknown as APIActionRowComponent<APIComponentInMessageActionRow>[], customId);
+      // One response acknowledges the click and disables the buttons.
+      return record(message, rows.length > 0 ? { type: InteractionResponseType.UpdateMessage, data: { components: rows } } : { type: InteractionResponseType.DeferredMessageUpdate });
+    }
+    return privately('This kind of interaction is not supported.');
+  }
+
+  return { onMessage, onInteraction, onHttpInteraction, deliver };
+}
+
+/** A message's action rows with every button disabled; the clicked one (by custom_id) turns green. */
+export function disabledRows(rows: readonly APIActionRowComponent<APIComponentInMessageActionRow>[], customId: string): APIActionRowComponent<APIComponentInMessageActionRow>[] {
+  return rows
+    .filter((row) => row.type === ComponentType.ActionRow)
+    .map((row) => ({
+      ...row,
+      components: row.components.map((c) => {
+        if (c.type !== ComponentType.Button) return c;
+        const chosen = 'custom_id' in c && c.custom_id === customId;
+        return { ...c, disabled: true, ...(chosen ? { style: ButtonStyle.Success } : {}) } as APIComponentInMessageActionRow;
+      }),
+    }));
 }
 
 function threadName(text: string): string {

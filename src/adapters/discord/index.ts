@@ -5,6 +5,7 @@ import type { PlatformAdapter } from '../adapter.js';
 import { apiBase, createDiscordClient } from './client.js';
 import { createActionStore } from './custom-id.js';
 import { createHandlers } from './handlers.js';
+import { interactionsEndpoint, INTERACTIONS_PATH } from './http-interactions.js';
 
 export interface DiscordAdapterOptions {
   /** The least time between two edits of a streamed reply. Default 1 s. */
@@ -18,7 +19,9 @@ export interface DiscordAdapter extends PlatformAdapter {
 
 /**
  * Discord through discord.js: slash commands (`/ask`, `/quote`), mentions (answered in a new
- * thread), follow-ups in our threads, DMs and button clicks. Undefined without DISCORD_TOKEN.
+ * thread), follow-ups in our threads, DMs and button clicks over the gateway (DISCORD_TOKEN),
+ * and slash commands and clicks over HTTP at /discord/interactions (DISCORD_PUBLIC_KEY; with
+ * it alone no gateway connection is opened). Undefined without either.
  * Each event is recorded in the inbox (an interaction after its acknowledgement); the inbox
  * runs the turns, on whichever replica takes them, through the delivery function registered
  * by start().
@@ -26,7 +29,8 @@ export interface DiscordAdapter extends PlatformAdapter {
 export function createDiscordAdapter(sb: Switchboard, options: DiscordAdapterOptions = {}): DiscordAdapter | undefined {
   const { config } = sb;
   const token = config.DISCORD_TOKEN;
-  if (!token) return undefined;
+  const publicKey = config.DISCORD_PUBLIC_KEY;
+  if (!token && !publicKey) return undefined;
   const log = sb.log.child({ adapter: 'discord' });
   const ttlMs = config.THREAD_TTL_DAYS * 86_400_000;
   const client = createDiscordClient(config);
@@ -43,6 +47,14 @@ export function createDiscordAdapter(sb: Switchboard, options: DiscordAdapterOpt
   });
 
   let accepting = false;
+  const routes = publicKey
+    ? [
+        {
+          prefix: INTERACTIONS_PATH,
+          handle: interactionsEndpoint({ publicKey, applicationId: config.DISCORD_APPLICATION_ID, handle: handlers.onHttpInteraction, accepting: () => accepting, log }),
+        },
+      ]
+    : [];
   const handle = (work: Promise<void>) => void work.catch((err: unknown) => log.error({ err }, 'discord event handler failed'));
   client.on(Events.MessageCreate, (message) => {
     if (accepting) handle(handlers.onMessage(message));
@@ -61,8 +73,15 @@ export function createDiscordAdapter(sb: Switchboard, options: DiscordAdapterOpt
   return {
     name: 'discord',
     client,
+    routes,
     async start() {
       sb.inbox.deliver('discord', handlers.deliver(client));
+      if (!token) {
+        // Interactions over HTTP only: answers go through each interaction's webhook, which needs no bot token.
+        accepting = true;
+        log.info({ path: INTERACTIONS_PATH }, `Discord interactions accepted at ${INTERACTIONS_PATH} (no gateway connection: DISCORD_TOKEN is not set)`);
+        return;
+      }
       const abort = new AbortController();
       const ready = once(client, Events.ClientReady, { signal: abort.signal });
       ready.catch(() => {}); // settled below; this keeps an abort from going unhandled
@@ -80,10 +99,10 @@ export function createDiscordAdapter(sb: Switchboard, options: DiscordAdapterOpt
       if (config.DISCORD_APPLICATION_ID && applicationId && applicationId !== config.DISCORD_APPLICATION_ID) {
         log.warn({ applicationId }, 'DISCORD_APPLICATION_ID is not this bot’s application; `npm run discord:deploy` registers commands for the wrong one');
       }
-      log.info({ user: client.user?.tag, guilds: client.guilds.cache.size }, 'discord connected');
+      log.info({ user: client.user?.tag, guilds: client.guilds.cache.size, ...(publicKey ? { interactions: INTERACTIONS_PATH } : {}) }, 'discord connected');
     },
-    /** For /readyz: the gateway session is up. */
-    ready: () => client.isReady(),
+    /** For /readyz: the gateway session is up (HTTP interactions only: taking requests). */
+    ready: () => (token ? client.isReady() : accepting),
     /** No new events; turns already in the inbox keep running (and posting) until it drains. */
     async stop() {
       accepting = false;

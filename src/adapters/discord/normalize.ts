@@ -1,4 +1,4 @@
-import { cleanContent, type ButtonInteraction, type ChatInputCommandInteraction, type Message } from 'discord.js';
+import { cleanContent, type ChatInputCommandInteraction, type Message } from 'discord.js';
 import type { IncomingMessage, UserRole } from '../../agent/types.js';
 import type { ButtonAction } from './custom-id.js';
 
@@ -14,7 +14,7 @@ export interface Conversation {
   isDirect: boolean;
 }
 
-interface ChannelLike {
+export interface ChannelLike {
   id: string;
   isThread(): boolean;
   isDMBased(): boolean;
@@ -40,7 +40,7 @@ export function stripBotMention(text: string, botId: string, botRoleId?: string)
 }
 
 /** A member's role ids: a cached GuildMember's role cache, or the raw interaction member's list. */
-type MemberLike = { roles: { cache: { keys(): Iterable<string> } } | readonly string[] } | null | undefined;
+export type MemberLike = { roles: { cache: { keys(): Iterable<string> } } | readonly string[] } | null | undefined;
 
 /**
  * Guest or member for the rate limits. With DISCORD_MEMBER_ROLES unset everyone is a member;
@@ -71,33 +71,63 @@ export function normalizeMessage(message: Message, botId: string, botRoleId?: st
   };
 }
 
-export function normalizeCommand(interaction: ChatInputCommandInteraction, memberRoleIds?: readonly string[]): IncomingMessage {
+/** What a slash command says, from a discord.js interaction (gateway) or Discord's raw payload (HTTP interactions). */
+export interface CommandInput {
+  id: string;
+  commandName: string;
+  options: readonly { name: string; value?: unknown }[];
+  channel: ChannelLike | null;
+  channelId: string;
+  guildId: string | null;
+  userId: string;
+  member: MemberLike;
+}
+
+export function commandInput(interaction: ChatInputCommandInteraction): CommandInput {
+  return {
+    id: interaction.id,
+    commandName: interaction.commandName,
+    options: interaction.options.data,
+    channel: interaction.channel,
+    channelId: interaction.channelId,
+    guildId: interaction.guildId,
+    userId: interaction.user.id,
+    member: interaction.member as MemberLike,
+  };
+}
+
+export function normalizeCommand(input: CommandInput, memberRoleIds?: readonly string[]): IncomingMessage {
   // Null prototype: an option named `__proto__` or `constructor` is only ever a plain entry.
   const options: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const option of interaction.options.data) {
+  for (const option of input.options) {
     if (PROTOTYPE_KEYS.has(option.name)) continue;
     if (typeof option.value === 'string' || typeof option.value === 'number' || typeof option.value === 'boolean') options[option.name] = String(option.value);
   }
-  const conversation = conversationIn(interaction.channel, interaction.channelId, interaction.guildId, interaction.id);
+  const conversation = conversationIn(input.channel, input.channelId, input.guildId, input.id);
   return {
     platform: 'discord',
     ...conversation,
-    messageId: interaction.id,
-    userId: interaction.user.id,
-    role: discordRole(interaction.member as MemberLike, memberRoleIds),
+    messageId: input.id,
+    userId: input.userId,
+    role: discordRole(input.member, memberRoleIds),
     text: options.question ?? options.request ?? '',
-    command: { name: interaction.commandName, options },
+    command: { name: input.commandName, options },
   };
 }
 
 /** A button click, in the conversation of the message it sits on. */
-export function normalizeButton(interaction: ButtonInteraction, action: ButtonAction, conversation: Conversation, memberRoleIds?: readonly string[]): IncomingMessage {
+export function normalizeButton(
+  interaction: { id: string; userId: string; member: MemberLike },
+  action: ButtonAction,
+  conversation: Conversation,
+  memberRoleIds?: readonly string[],
+): IncomingMessage {
   return {
     platform: 'discord',
     ...conversation,
     messageId: interaction.id,
-    userId: interaction.user.id,
-    role: discordRole(interaction.member as MemberLike, memberRoleIds),
+    userId: interaction.userId,
+    role: discordRole(interaction.member, memberRoleIds),
     text: '',
     action: action.value === undefined ? { id: action.id } : { id: action.id, value: action.value },
   };

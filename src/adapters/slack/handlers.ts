@@ -2,7 +2,7 @@ import { Assistant, type App, type Context, type webApi } from '@slack/bolt';
 import type { Agent } from '../../agent/agent.js';
 import type { IncomingMessage } from '../../agent/types.js';
 import type { Logger } from '../../logger.js';
-import { THREAD_QUEUE_FULL_TEXT, untilAborted, type AddResult, type Delivery, type Inbox } from '../../turns/index.js';
+import { INBOX_UNAVAILABLE_TEXT as UNAVAILABLE, THREAD_QUEUE_FULL_TEXT, untilAborted, type AddResult, type Delivery, type Inbox } from '../../turns/index.js';
 import { greetingMessage, SUGGESTED_PROMPTS, SUGGESTED_PROMPTS_TITLE, threadTitle } from './assistant-copy.js';
 import { normalizeAction, normalizeCommand, normalizeMessageEvent, type CommandRequest, type SlackContext } from './normalize.js';
 import { noticeMessage } from './render.js';
@@ -32,7 +32,6 @@ export type SlackWork =
   | { kind: 'command'; request: CommandRequest; responseUrl?: string }
   | { kind: 'action'; message: IncomingMessage; userTeamId?: string; responseUrl?: string };
 
-const UNAVAILABLE = 'I could not take that request right now. Please try again in a minute.';
 /** The marker of a slash command's visible root message, recorded so a replay does not post it again. */
 const ROOT = 'root:';
 

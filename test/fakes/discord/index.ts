@@ -11,6 +11,7 @@
  * returns (see gateway.ts). Users act through `say`, `dm`, `command` and `click`, which
  * dispatch MESSAGE_CREATE and INTERACTION_CREATE as Discord would.
  */
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIMessage, APIUser } from 'discord.js';
@@ -34,6 +35,16 @@ export interface FakeDiscordOptions {
   canCreateThreads?: boolean;
 }
 
+export type HttpSignature = 'valid' | 'forged' | 'missing' | 'stale';
+
+export interface HttpInteractionResult {
+  status: number;
+  body: unknown;
+  record: InteractionRecord;
+  /** How the fake took the response as a callback (its status; 204 when acknowledged). */
+  callbackStatus?: number;
+}
+
 export interface FakeDiscord {
   /** For DISCORD_API_URL: what discord.js's `rest.api` option takes. */
   readonly apiUrl: string;
@@ -50,6 +61,18 @@ export interface FakeDiscord {
   command(name: string, options: Record<string, string>, where?: { channelId?: string; dm?: boolean; author?: APIUser }): InteractionRecord;
   /** A person clicks a button (by custom_id) on a message. */
   click(messageId: string, customId: string, author?: APIUser): InteractionRecord;
+  /** The application's Ed25519 public key (hex), as the Developer Portal shows it: DISCORD_PUBLIC_KEY. */
+  readonly publicKey: string;
+  /**
+   * Discord with an Interactions Endpoint URL: the interaction is POSTed to `url`, signed with the
+   * application's key (or `signature: 'forged' | 'missing' | 'stale'`), and the response is taken
+   * as its callback, within the acknowledgement deadline.
+   */
+  overHttp(url: string, payload: InteractionRecord['payload'], signature?: HttpSignature): Promise<HttpInteractionResult>;
+  /** A slash command's payload, for `overHttp`. */
+  commandPayload(name: string, options: Record<string, string>, where?: { channelId?: string; dm?: boolean; author?: APIUser }): InteractionRecord['payload'];
+  /** A button click's payload, for `overHttp`. */
+  clickPayload(messageId: string, customId: string, author?: APIUser): InteractionRecord['payload'];
   /** Messages currently in a channel, oldest first (ephemeral ones included). */
   messagesIn(channelId: string): APIMessage[];
   callsMatching(method: string, pattern: RegExp): RecordedCall[];
@@ -85,6 +108,24 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   });
   world.attachGateway(gateway);
 
+  const keys = generateKeyPairSync('ed25519');
+  // The raw 32-byte key is the tail of its DER (SPKI) encoding.
+  const publicKey = keys.publicKey.export({ format: 'der', type: 'spki' }).subarray(-32).toString('hex');
+  const forger = generateKeyPairSync('ed25519');
+
+  const commandPayload = (name: string, opts: Record<string, string>, where: { channelId?: string; dm?: boolean; author?: APIUser } = {}) => {
+    const author = where.author ?? world.people.alice;
+    const channel = where.dm ? world.dmChannelFor(author) : world.channels.get(where.channelId ?? world.general.id)!;
+    const guildId = where.dm ? undefined : world.guildOf(channel.id);
+    return chatInputInteraction({ applicationId: world.applicationId, channel, guildId, user: author, commandId: snowflake(), name, options: opts });
+  };
+  const clickPayload = (messageId: string, customId: string, author: APIUser = world.people.alice) => {
+    const target = world.messages.get(messageId);
+    if (!target) throw new Error(`no message ${messageId} to click on`);
+    const channel = world.channels.get(target.channel_id)!;
+    return buttonInteraction({ applicationId: world.applicationId, channel, guildId: world.guildOf(channel.id), user: author, message: structuredClone(target), customId });
+  };
+
   const interact = (payload: InteractionRecord['payload']): InteractionRecord => {
     const record: InteractionRecord = { payload, dispatchedAt: performance.now(), messageIds: new Set() };
     world.interactions.set(payload.token, record);
@@ -112,17 +153,28 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     dm(content, author = world.people.alice) {
       return world.createMessage({ channelId: world.dmChannelFor(author).id, author, content });
     },
-    command(name, opts, where = {}) {
-      const author = where.author ?? world.people.alice;
-      const channel = where.dm ? world.dmChannelFor(author) : world.channels.get(where.channelId ?? world.general.id)!;
-      const guildId = where.dm ? undefined : world.guildOf(channel.id);
-      return interact(chatInputInteraction({ applicationId: world.applicationId, channel, guildId, user: author, commandId: snowflake(), name, options: opts }));
-    },
-    click(messageId, customId, author = world.people.alice) {
-      const target = world.messages.get(messageId);
-      if (!target) throw new Error(`no message ${messageId} to click on`);
-      const channel = world.channels.get(target.channel_id)!;
-      return interact(buttonInteraction({ applicationId: world.applicationId, channel, guildId: world.guildOf(channel.id), user: author, message: structuredClone(target), customId }));
+    command: (name, opts, where = {}) => interact(commandPayload(name, opts, where)),
+    click: (messageId, customId, author) => interact(clickPayload(messageId, customId, author)),
+    publicKey,
+    commandPayload,
+    clickPayload,
+    async overHttp(url, payload, signature = 'valid') {
+      const record: InteractionRecord = { payload, dispatchedAt: performance.now(), messageIds: new Set() };
+      world.interactions.set(payload.token, record);
+      const body = JSON.stringify(payload);
+      const timestamp = String(Math.floor(Date.now() / 1000) - (signature === 'stale' ? 3_600 : 0));
+      const key = signature === 'forged' ? forger.privateKey : keys.privateKey;
+      const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'Discord-Interactions/1.0 (+https://discord.com)' };
+      if (signature !== 'missing') {
+        headers['x-signature-ed25519'] = sign(null, Buffer.from(timestamp + body), key).toString('hex');
+        headers['x-signature-timestamp'] = timestamp;
+      }
+      const res = await fetch(url, { method: 'POST', headers, body });
+      const text = await res.text();
+      const parsed = text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
+      const result: HttpInteractionResult = { status: res.status, body: parsed, record };
+      if (res.status === 200 && parsed && payload.type !== 1) result.callbackStatus = handle.acknowledge(payload.id, payload.token, parsed, performance.now()).status;
+      return result;
     },
     messagesIn: (channelId) => [...world.messages.values()].filter((m) => m.channel_id === channelId),
     callsMatching: (method, pattern) => calls.filter((c) => c.method === method && pattern.test(c.path)),

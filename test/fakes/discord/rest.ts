@@ -53,7 +53,7 @@ const UNKNOWN_ROUTE = error(404, 0, '404: Not Found');
 export function createRestHandler(world: World, calls: RecordedCall[], opts: RestOptions) {
   const spec = specValidator();
 
-  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const at = performance.now();
     const url = new URL(req.url ?? '/', 'http://fake');
     const path = decodeURIComponent(url.pathname).replace(/^\/api\/v10/, '');
@@ -72,6 +72,9 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
     res.writeHead(reply.status, reply.body === undefined ? {} : { 'content-type': 'application/json' });
     res.end(reply.body === undefined ? undefined : JSON.stringify(reply.body));
   };
+  /** The interactions endpoint's HTTP response, taken as the callback (HTTP interactions). */
+  const acknowledge = (id: string, token: string, body: Record<string, unknown>, at: number) => callback(id, token, body, [], at);
+  return Object.assign(handle, { acknowledge });
 
   function route(method: string, path: string, query: URLSearchParams, auth: string | undefined, body: Record<string, unknown>, files: RecordedFile[], at: number): Reply {
     const seg = path.split('/').slice(1);

@@ -126,6 +126,36 @@ export const configSchema = z
     DISCORD_APPLICATION_ID: optionalString,
     DISCORD_API_URL: optionalUrl,
     DISCORD_GUILD_ID: optionalString,
+    /** Gateway shards: the total (`auto`: Discord's recommendation from GET /gateway/bot); unset, one shard. */
+    DISCORD_SHARD_COUNT: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v, ctx): number | 'auto' | undefined => {
+        if (!v) return undefined;
+        if (v === 'auto') return 'auto';
+        const n = Number(v);
+        if (Number.isInteger(n) && n >= 1 && n <= 100_000) return n;
+        ctx.addIssue({ code: 'custom', message: 'is a whole number of shards (1 or more) or auto' });
+        return z.NEVER;
+      }),
+    /** The shards this replica connects (`0,1` or `0-3`); unset, all of them. */
+    DISCORD_SHARD_IDS: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (!v?.trim()) return undefined;
+        const ids = new Set<number>();
+        for (const part of v.split(',').map((p) => p.trim()).filter(Boolean)) {
+          const m = /^(\d+)(?:-(\d+))?$/.exec(part);
+          if (!m || (m[2] !== undefined && Number(m[2]) < Number(m[1]))) {
+            ctx.addIssue({ code: 'custom', message: `"${part}" is not a shard id or range (e.g. 0,1 or 0-3)` });
+            return z.NEVER;
+          }
+          for (let id = Number(m[1]); id <= Number(m[2] ?? m[1]); id++) ids.add(id);
+        }
+        return [...ids].sort((a, b) => a - b);
+      }),
     /** The application's public key (Developer Portal → General Information): enables the HTTP interactions endpoint. */
     DISCORD_PUBLIC_KEY: z
       .string()
@@ -166,6 +196,16 @@ export const configSchema = z
         path: ['SLACK_APP_TOKEN'],
         message: 'SLACK_BOT_TOKEN is set but neither SLACK_APP_TOKEN (Socket Mode) nor SLACK_SIGNING_SECRET (HTTP events) is; set one',
       });
+    }
+    if (c.DISCORD_SHARD_IDS && c.DISCORD_SHARD_COUNT === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['DISCORD_SHARD_COUNT'], message: 'is required with DISCORD_SHARD_IDS (the total number of shards across replicas, or auto)' });
+    }
+    if (c.DISCORD_SHARD_IDS && typeof c.DISCORD_SHARD_COUNT === 'number') {
+      const outside = c.DISCORD_SHARD_IDS.filter((id) => id >= (c.DISCORD_SHARD_COUNT as number));
+      if (outside.length > 0) ctx.addIssue({ code: 'custom', path: ['DISCORD_SHARD_IDS'], message: `${outside.join(', ')} ${outside.length > 1 ? 'are' : 'is'} not below DISCORD_SHARD_COUNT (${c.DISCORD_SHARD_COUNT}); shard ids run from 0` });
+    }
+    if ((c.DISCORD_SHARD_COUNT !== undefined || c.DISCORD_SHARD_IDS) && !c.DISCORD_TOKEN) {
+      ctx.addIssue({ code: 'custom', path: ['DISCORD_SHARD_COUNT'], message: 'shards are gateway connections: set DISCORD_TOKEN too, or unset the DISCORD_SHARD_* settings' });
     }
     if (c.DISCORD_PUBLIC_KEY && !c.DISCORD_APPLICATION_ID) {
       ctx.addIssue({ code: 'custom', path: ['DISCORD_APPLICATION_ID'], message: 'is required when DISCORD_PUBLIC_KEY is set (Developer Portal → General Information)' });

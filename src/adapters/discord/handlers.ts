@@ -263,6 +263,12 @@ export function createHandlers(deps: HandlerDeps): Handlers {
         log: entryLog,
       });
     }
+    // Another replica's shard received this message: its guild is not in this client's cache,
+    // and discord.js builds a guild's channels and new threads only for a cached guild.
+    const guildId = work.message.isDirect ? undefined : work.message.workspaceId;
+    if (guildId && !client.guilds.cache.has(guildId)) {
+      await client.guilds.fetch(guildId).catch((err: unknown) => entryLog.warn({ err, guildId }, 'could not fetch the guild of another shard'));
+    }
     const channel = await fetchChannel(work.channelId).catch((err: unknown) => {
       entryLog.warn({ err, code: (err as { code?: unknown }).code, channelId: work.channelId }, 'could not find the channel to answer in');
       return null;

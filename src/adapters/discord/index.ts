@@ -1,8 +1,9 @@
 import { once } from 'node:events';
 import { Events, type Client } from 'discord.js';
 import type { Switchboard } from '../../app.js';
+import { ConfigError } from '../../config.js';
 import type { PlatformAdapter } from '../adapter.js';
-import { apiBase, createDiscordClient } from './client.js';
+import { apiBase, createDiscordClient, planShards } from './client.js';
 import { createActionStore } from './custom-id.js';
 import { createHandlers } from './handlers.js';
 import { interactionsEndpoint, INTERACTIONS_PATH } from './http-interactions.js';
@@ -86,20 +87,31 @@ export function createDiscordAdapter(sb: Switchboard, options: DiscordAdapterOpt
       const ready = once(client, Events.ClientReady, { signal: abort.signal });
       ready.catch(() => {}); // settled below; this keeps an abort from going unhandled
       accepting = true;
+      let shards: Awaited<ReturnType<typeof planShards>>;
       try {
+        shards = await planShards(client, config);
         await client.login(token);
         await ready;
       } catch (err) {
         abort.abort();
         accepting = false;
         await client.destroy();
+        if (err instanceof ConfigError) throw err;
         throw new Error(loginProblem(err, apiBase(config)), { cause: err });
       }
       const applicationId = client.application?.id;
       if (config.DISCORD_APPLICATION_ID && applicationId && applicationId !== config.DISCORD_APPLICATION_ID) {
         log.warn({ applicationId }, 'DISCORD_APPLICATION_ID is not this bot’s application; `npm run discord:deploy` registers commands for the wrong one');
       }
-      log.info({ user: client.user?.tag, guilds: client.guilds.cache.size, ...(publicKey ? { interactions: INTERACTIONS_PATH } : {}) }, 'discord connected');
+      log.info(
+        {
+          user: client.user?.tag,
+          guilds: client.guilds.cache.size,
+          ...(shards ? { shards: client.options.shards, shardCount: client.options.shardCount } : {}),
+          ...(publicKey ? { interactions: INTERACTIONS_PATH } : {}),
+        },
+        'discord connected',
+      );
     },
     /** For /readyz: the gateway session is up (HTTP interactions only: taking requests). */
     ready: () => (token ? client.isReady() : accepting),

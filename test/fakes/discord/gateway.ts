@@ -4,6 +4,11 @@
  * HEARTBEAT → HEARTBEAT_ACK; every dispatch carries the session's next sequence number and is
  * kept, so a RESUME replays what the client missed and ends with RESUMED. Tests can ask the
  * client to RECONNECT (op 7) or drop the connection without a close frame.
+ *
+ * Sharding as Discord does it: IDENTIFY's `shard: [id, count]` decides what a session gets:
+ * READY and GUILD_CREATE for the guilds with `(guild_id >> 22) % count === id`, and only those
+ * guilds' events; events without a guild (DMs) go to shard 0. A shard id outside the count is
+ * closed with 4010 (Invalid shard).
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -20,8 +25,15 @@ export interface GatewayOptions {
   guildCreate: (guildId: string) => unknown;
 }
 
+/** The shard a guild's events go to, as Discord computes it. */
+export const shardOf = (guildId: string | undefined, count: number): number => (guildId ? Number((BigInt(guildId) >> 22n) % BigInt(count)) : 0);
+
 export interface GatewaySession {
   id: string;
+  /** [shard id, shard count] from IDENTIFY. */
+  shard: [number, number];
+  /** performance.now() when IDENTIFY arrived. */
+  identifiedAt: number;
   intents: number;
   /** Last sequence number used. */
   seq: number;
@@ -101,11 +113,14 @@ export function attachGateway(server: Server, baseUrl: string, opts: GatewayOpti
           if (d.token !== opts.token) return ws.close(4004, 'Authentication failed');
           const intents = Number(d.intents);
           if (opts.messageContentAllowed === false && (intents & MESSAGE_CONTENT) !== 0) return ws.close(4014, 'Disallowed intent(s)');
-          session = { id: snowflake(), intents, seq: 0, events: [], socket: ws, identifies: 1, resumes: 0 };
+          const shard = (Array.isArray(d.shard) ? d.shard.map(Number) : [0, 1]) as [number, number];
+          if (!(shard[1] >= 1 && shard[0] >= 0 && shard[0] < shard[1])) return ws.close(4010, 'Invalid shard');
+          session = { id: snowflake(), shard, identifiedAt: performance.now(), intents, seq: 0, events: [], socket: ws, identifies: 1, resumes: 0 };
           sessions.push(session);
           const ready = opts.ready();
-          deliver(session, record(session, 'READY', { v: 10, ...ready, guilds: ready.guilds.map((g) => ({ id: g.id, unavailable: true })), session_id: session.id, resume_gateway_url: `${baseUrl}/gateway-resume`, shard: [0, 1], session_type: 'normal', private_channels: [], presences: [], relationships: [], user_settings: {}, guild_join_requests: [], geo_ordered_rtc_regions: [], auth_session_id_hash: 'fake', _trace: ['fake-gateway'] }));
-          for (const g of ready.guilds) deliver(session, record(session, 'GUILD_CREATE', opts.guildCreate(g.id)));
+          const guilds = ready.guilds.filter((g) => shardOf(g.id, shard[1]) === shard[0]);
+          deliver(session, record(session, 'READY', { v: 10, ...ready, guilds: guilds.map((g) => ({ id: g.id, unavailable: true })), session_id: session.id, resume_gateway_url: `${baseUrl}/gateway-resume`, shard, session_type: 'normal', private_channels: [], presences: [], relationships: [], user_settings: {}, guild_join_requests: [], geo_ordered_rtc_regions: [], auth_session_id_hash: 'fake', _trace: ['fake-gateway'] }));
+          for (const g of guilds) deliver(session, record(session, 'GUILD_CREATE', opts.guildCreate(g.id)));
           notifyReady();
           break;
         }
@@ -141,7 +156,9 @@ export function attachGateway(server: Server, baseUrl: string, opts: GatewayOpti
     received,
     dispatch(t, d) {
       const sent = new Map<string, number>();
+      const guildId = (d as { guild_id?: string } | null)?.guild_id;
       for (const s of sessions) {
+        if (shardOf(guildId, s.shard[1]) !== s.shard[0]) continue;
         const event = record(s, t, d);
         if (isLive(s)) {
           deliver(s, event);

@@ -33,6 +33,9 @@ export interface FakeDiscordOptions {
   messageContentAllowed?: boolean;
   /** False: the bot lacks Create Public Threads (thread creation answers 403 Missing Permissions). */
   canCreateThreads?: boolean;
+  /** GET /gateway/bot's recommended shard count (default 1) and session_start_limit.max_concurrency (default 1). */
+  recommendedShards?: number;
+  maxConcurrency?: number;
 }
 
 export type HttpSignature = 'valid' | 'forged' | 'missing' | 'stale';
@@ -97,7 +100,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     token,
     heartbeatIntervalMs: options.heartbeatIntervalMs,
     messageContentAllowed: options.messageContentAllowed,
-    ready: () => ({ user: world.bot, application: { id: world.applicationId, flags: 1 << 19 }, guilds: [{ id: world.guildId }, { id: world.otherGuildId }] }),
+    ready: () => ({ user: world.bot, application: { id: world.applicationId, flags: 1 << 19 }, guilds: world.guildIds.map((id) => ({ id })) }),
     guildCreate: (id) => world.guildCreate(id),
   });
   const handle = createRestHandler(world, calls, {
@@ -105,6 +108,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     tokenLifetimeMs: options.tokenLifetimeMs ?? 15 * 60_000,
     canCreateThreads: options.canCreateThreads ?? true,
     gatewayUrl: gateway.url,
+    recommendedShards: options.recommendedShards ?? 1,
+    maxConcurrency: options.maxConcurrency ?? 1,
   });
   world.attachGateway(gateway);
 

@@ -44,6 +44,9 @@ export interface RestOptions {
   tokenLifetimeMs: number;
   canCreateThreads: boolean;
   gatewayUrl: string;
+  /** What GET /gateway/bot recommends: the shard count and the identify concurrency. */
+  recommendedShards: number;
+  maxConcurrency: number;
 }
 
 type Reply = { status: number; body?: unknown };
@@ -86,7 +89,9 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
     const key = `${method} /${seg.map((s) => (/^\d{15,}$/.test(s) ? ':id' : s)).join('/')}`;
     switch (key) {
       case 'GET /gateway/bot':
-        return { status: 200, body: { url: opts.gatewayUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 } } };
+        return { status: 200, body: { url: opts.gatewayUrl, shards: opts.recommendedShards, session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: opts.maxConcurrency } } };
+      case 'GET /guilds/:id':
+        return world.guildIds.includes(seg[1]!) ? { status: 200, body: world.guild(seg[1]!) } : error(404, 10004, 'Unknown Guild');
       case 'GET /users/@me':
         return { status: 200, body: { ...world.bot, mfa_enabled: true, verified: true, locale: 'en-US', premium_type: 0 } };
       case 'GET /channels/:id':

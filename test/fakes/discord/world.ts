@@ -4,7 +4,7 @@
  * tokens. REST handlers change it; every change is dispatched over the gateway as Discord
  * does (MESSAGE_CREATE for the bot's own messages too, MESSAGE_UPDATE on edits, THREAD_CREATE).
  */
-import { ChannelType, MessageFlags, type APIChannel, type APIMessage, type APIUser } from 'discord.js';
+import { ChannelType, MessageFlags, SnowflakeUtil, type APIChannel, type APIMessage, type APIUser } from 'discord.js';
 import type { FakeGateway } from './gateway.js';
 import { dmChannel, member, message, snowflake, textChannel, threadChannel, user, type InteractionPayload, type MessageInput } from './payloads.js';
 
@@ -26,8 +26,9 @@ export interface World {
   readonly bot: APIUser;
   readonly people: { alice: APIUser; bob: APIUser; otherBot: APIUser };
   readonly guildId: string;
-  /** A second guild, for tenant tests. */
+  /** A second guild, for tenant tests; with two shards, it is on the other shard than `guildId`. */
   readonly otherGuildId: string;
+  readonly guildIds: readonly string[];
   readonly general: APIChannel;
   readonly otherGeneral: APIChannel;
   readonly botRoleId: string;
@@ -39,6 +40,8 @@ export interface World {
   commands: { global: unknown[]; guild: Map<string, unknown[]> };
   attachGateway(gateway: FakeGateway): void;
   guildCreate(guildId: string): unknown;
+  /** A guild as GET /guilds/:id returns it. */
+  guild(guildId: string): unknown;
   createMessage(input: MessageInput, opts?: { dispatch?: boolean }): APIMessage;
   editMessage(id: string, patch: Partial<APIMessage>): APIMessage;
   deleteMessage(id: string): void;
@@ -52,7 +55,8 @@ export function createWorld(opts: { token: string; applicationId: string }): Wor
   const bot = user('switchboard', { bot: true, id: opts.applicationId });
   const people = { alice: user('alice'), bob: user('bob'), otherBot: user('helperbot', { bot: true }) };
   const guildId = snowflake();
-  const otherGuildId = snowflake();
+  // One millisecond later: the other parity of `guild_id >> 22`, so the other of two shards.
+  const otherGuildId = SnowflakeUtil.generate({ timestamp: SnowflakeUtil.timestampFrom(guildId) + 1 }).toString();
   const general = textChannel(guildId, 'general');
   const otherGeneral = textChannel(otherGuildId, 'general');
   const botRoleId = snowflake();
@@ -80,6 +84,7 @@ export function createWorld(opts: { token: string; applicationId: string }): Wor
     people,
     guildId,
     otherGuildId,
+    guildIds: [guildId, otherGuildId],
     general,
     otherGeneral,
     botRoleId,
@@ -90,6 +95,10 @@ export function createWorld(opts: { token: string; applicationId: string }): Wor
     commands: { global: [], guild: new Map() },
     attachGateway(g) {
       gateway = g;
+    },
+    guild(id) {
+      const { joined_at: _j, large: _l, unavailable: _u, member_count: _m, members: _ms, channels: _c, threads: _t, voice_states: _v, presences: _p, stage_instances: _s, guild_scheduled_events: _g, soundboard_sounds: _ss, ...guild } = this.guildCreate(id) as Record<string, unknown>;
+      return { ...guild, region: 'deprecated', widget_enabled: false, widget_channel_id: null, max_members: 500_000, max_presences: null, max_video_channel_users: 25, max_stage_video_channel_users: 50, approximate_member_count: 4, approximate_presence_count: 1, hub_type: null, incidents_data: null };
     },
     guildCreate(id) {
       const everyone = { id, name: '@everyone', permissions: '2248473465835073', position: 0, color: 0, colors: { primary_color: 0, secondary_color: null, tertiary_color: null }, hoist: false, managed: false, mentionable: false, flags: 0, icon: null, unicode_emoji: null };

@@ -121,6 +121,18 @@ export const configSchema = z
     SLACK_SIGNING_SECRET: optionalString,
     SLACK_APP_TOKEN: optionalString,
     SLACK_API_URL: optionalUrl,
+    /** OAuth (many workspaces): Basic Information → App Credentials. */
+    SLACK_CLIENT_ID: optionalString,
+    SLACK_CLIENT_SECRET: optionalString,
+    /** Signs the OAuth `state` (any long random string). */
+    SLACK_STATE_SECRET: optionalString,
+    /** Seals installation tokens at rest: 32 bytes as 64 hex characters (`openssl rand -hex 32`). */
+    SLACK_TOKEN_ENCRYPTION_KEY: z
+      .string()
+      .trim()
+      .regex(/^[0-9a-fA-F]{64}$/, 'is 32 bytes as 64 hexadecimal characters (openssl rand -hex 32)')
+      .optional()
+      .or(z.literal('').transform(() => undefined)),
     // Discord
     DISCORD_TOKEN: optionalString,
     DISCORD_APPLICATION_ID: optionalString,
@@ -187,8 +199,20 @@ export const configSchema = z
         message: 'is required when SUPABASE_URL is set (Project settings → API → service_role key)',
       });
     }
-    if ((c.SLACK_SIGNING_SECRET || c.SLACK_APP_TOKEN) && !c.SLACK_BOT_TOKEN) {
-      ctx.addIssue({ code: 'custom', path: ['SLACK_BOT_TOKEN'], message: 'is required when Slack is configured (xoxb-…)' });
+    const oauth = Boolean(c.SLACK_CLIENT_ID || c.SLACK_CLIENT_SECRET || c.SLACK_STATE_SECRET);
+    if ((c.SLACK_SIGNING_SECRET || c.SLACK_APP_TOKEN) && !c.SLACK_BOT_TOKEN && !oauth) {
+      ctx.addIssue({ code: 'custom', path: ['SLACK_BOT_TOKEN'], message: 'is required when Slack is configured (xoxb-…), unless the app is installed through OAuth (SLACK_CLIENT_ID…)' });
+    }
+    if (oauth) {
+      for (const name of ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET', 'SLACK_TOKEN_ENCRYPTION_KEY'] as const) {
+        if (!c[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required for Slack OAuth (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET and SLACK_TOKEN_ENCRYPTION_KEY go together)' });
+      }
+      if (c.SLACK_BOT_TOKEN) {
+        ctx.addIssue({ code: 'custom', path: ['SLACK_BOT_TOKEN'], message: 'is for one workspace; with SLACK_CLIENT_ID every workspace installs through /slack/install. Unset one of them' });
+      }
+      if (!c.SLACK_SIGNING_SECRET && !c.SLACK_APP_TOKEN) {
+        ctx.addIssue({ code: 'custom', path: ['SLACK_SIGNING_SECRET'], message: 'Slack OAuth is configured but events cannot arrive: set SLACK_SIGNING_SECRET (HTTP events) or SLACK_APP_TOKEN (Socket Mode)' });
+      }
     }
     if (c.SLACK_BOT_TOKEN && !c.SLACK_SIGNING_SECRET && !c.SLACK_APP_TOKEN) {
       ctx.addIssue({

@@ -14,9 +14,9 @@ import { InboxUnavailableError, type Inbox } from './turns/index.js';
 
 /** Turns, their duration, tokens by tenant and tool calls, read off the events a turn streams. */
 export function instrumentAgent(agent: Agent, deps: { data: DataPort; config: Pick<Config, 'TENANT_MODE' | 'OPENAI_MODEL'> }): Agent {
-  const tenantLabel = async (platform: string, workspaceId: string): Promise<string> => {
+  const tenantLabel = async (platform: string, workspaceId: string, orgId?: string): Promise<string> => {
     try {
-      const t = await tenantFor(deps.data, deps.config.TENANT_MODE, platform, workspaceId);
+      const t = await tenantFor(deps.data, deps.config.TENANT_MODE, platform, workspaceId, orgId);
       return t?.slug ?? t?.id ?? 'none';
     } catch {
       return 'unknown';
@@ -30,7 +30,7 @@ export function instrumentAgent(agent: Agent, deps: { data: DataPort; config: Pi
         for await (const event of agent.handle(message, signal)) {
           if (event.type === 'done') {
             outcome = 'ok';
-            const tenant = await tenantLabel(message.platform, message.workspaceId);
+            const tenant = await tenantLabel(message.platform, message.workspaceId, message.orgId);
             metrics.llmTokens.inc({ kind: 'prompt', model: deps.config.OPENAI_MODEL, tenant }, event.usage.promptTokens);
             metrics.llmTokens.inc({ kind: 'completion', model: deps.config.OPENAI_MODEL, tenant }, event.usage.completionTokens);
             for (const flag of event.flags ?? []) metrics.turnFlags.inc({ platform: message.platform, flag });

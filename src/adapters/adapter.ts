@@ -25,7 +25,7 @@ export interface PlatformAdapter {
  */
 export async function configuredAdapters(sb: Switchboard): Promise<PlatformAdapter[]> {
   const adapters: PlatformAdapter[] = [];
-  if (sb.config.SLACK_BOT_TOKEN) {
+  if (sb.config.SLACK_BOT_TOKEN || sb.config.SLACK_CLIENT_ID) {
     const { createSlackAdapter } = await import('./slack/index.js');
     const slack = createSlackAdapter(sb);
     if (slack) adapters.push(slack);

@@ -102,7 +102,7 @@ export function createAgent(deps: AgentDeps): Agent {
   }
 
   async function tenantOf(message: IncomingMessage): Promise<Tenant> {
-    const tenant = await tenantFor(data, config.TENANT_MODE, message.platform, message.workspaceId);
+    const tenant = await tenantFor(data, config.TENANT_MODE, message.platform, message.workspaceId, message.orgId);
     if (tenant) return tenant;
     const place = message.platform === 'discord' ? 'server' : 'workspace';
     throw new UserFacingError('tenant_not_configured', `This ${place} is not set up for Switchboard yet. Ask your Switchboard admin to add it.`);

@@ -10,6 +10,8 @@ export interface IncomingMessage {
   platform: Platform;
   /** Slack team (or enterprise), Discord guild, or 'default'; mapped to a tenant by the core. */
   workspaceId: string;
+  /** The organization the workspace belongs to (a Slack Enterprise Grid org): its tenant mapping serves workspaces without their own. */
+  orgId?: string;
   channelId: string;
   threadId: string;
   messageId: string;

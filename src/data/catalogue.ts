@@ -115,6 +115,25 @@ export const ADMIN_FUNCTIONS = {
   admin_list_faqs: { business_id: 'uuid', topic: 'text?' },
   admin_save_faq: { business_id: 'uuid', id: 'uuid?', topic: 'text?', question: 'text?', answer: 'text?', tags: 'text[]?' },
   admin_delete_faq: { business_id: 'uuid', id: 'uuid' },
+  // Slack installations (OAuth) and workspaces waiting for a tenant (TENANT_MODE=strict).
+  slack_save_installation: {
+    installation_key: 'text',
+    secret: 'text',
+    tenant_mode: 'text',
+    team_id: 'text?',
+    team_name: 'text?',
+    enterprise_id: 'text?',
+    is_enterprise_install: 'boolean?',
+    app_id: 'text?',
+    bot_user_id: 'text?',
+    bot_scopes: 'text[]?',
+    installer_user_id: 'text?',
+  },
+  slack_get_installation: { installation_key: 'text' },
+  slack_delete_installation: { installation_key: 'text' },
+  slack_list_installations: {},
+  list_workspace_requests: {},
+  decide_workspace_request: { platform: 'text', workspace_id: 'text', tenant: 'text?' },
 } as const;
 
 export type ReadFunctionName = keyof typeof READ_FUNCTIONS;

@@ -13,7 +13,7 @@ import { openSupabase } from './transports/supabase.js';
 import type { Transport, TransportKind } from './transports/types.js';
 
 export { DataError, type DataErrorCode, type DataPort, type Tenant } from './port.js';
-export type { AdminDataPort } from './rpc-port.js';
+export { isAdminPort, type AdminDataPort } from './rpc-port.js';
 export { migrate, loadMigrations, SCHEMA_VERSION } from './migrate.js';
 export { seedDemo } from './demo/seed.js';
 export { DEMO_ANCHOR } from './demo/prng.js';
@@ -182,7 +182,8 @@ export async function createDataPort(config: Config, log: Logger, opts: DataPort
 }
 
 /**
- * The tenant a message belongs to: the workspace's mapping; otherwise the default
+ * The tenant a message belongs to: the workspace's mapping, or its organization's (an
+ * Enterprise Grid org-wide install maps the org); otherwise the default
  * tenant, except for unmapped Slack/Discord workspaces under TENANT_MODE=strict (null:
  * the caller answers that the workspace is not configured). The workspace `default`
  * (HTTP, the console, Discord DMs) is always the default tenant.
@@ -192,9 +193,10 @@ export async function tenantFor(
   mode: Config['TENANT_MODE'],
   platform: string,
   workspaceId: string,
+  orgId?: string,
 ): Promise<Tenant | null> {
   if (workspaceId === 'default') return port.defaultTenant();
-  const mapped = await port.resolveTenant(platform, workspaceId);
+  const mapped = (await port.resolveTenant(platform, workspaceId)) ?? (orgId && orgId !== workspaceId ? await port.resolveTenant(platform, orgId) : null);
   if (mapped) return mapped;
   if (mode === 'strict' && platform !== 'http' && platform !== 'console') return null;
   return port.defaultTenant();

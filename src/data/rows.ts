@@ -233,6 +233,25 @@ export type AggregationRow = z.infer<typeof aggregationRow>;
 export const usageTotalsRow = z.object({ prompt_tokens: count, completion_tokens: count, turns: count });
 export const usageByDayRow = z.object({ tenant: z.string(), day: z.string(), prompt_tokens: count, completion_tokens: count, turns: count });
 
+export const savedInstallationRow = z.object({ installation_key: text, workspace_id: text, tenant_slug: text.nullable(), pending: z.boolean() });
+export const installationSecretRow = z.object({ installation_key: text, secret: text });
+export const installationKeyRow = z.object({ installation_key: text });
+export const installationListRow = z.object({
+  installation_key: text,
+  team_id: text.nullable(),
+  team_name: text.nullable(),
+  enterprise_id: text.nullable(),
+  is_enterprise_install: z.boolean(),
+  bot_user_id: text.nullable(),
+  bot_scopes: z.array(z.string()),
+  installer_user_id: text.nullable(),
+  tenant_slug: text.nullable(),
+  installed_at: text,
+  updated_at: text,
+});
+export const workspaceRequestRow = z.object({ platform: text, workspace_id: text, name: text.nullable(), requested_by: text.nullable(), requested_at: text });
+export const workspaceDecisionRow = z.object({ platform: text, workspace_id: text, tenant_slug: text.nullable() });
+
 export const ROW_SCHEMAS = {
   default_tenant: tenantRow,
   resolve_tenant: tenantRow,
@@ -277,4 +296,10 @@ export const ROW_SCHEMAS = {
   admin_list_faqs: adminFaqRow,
   admin_save_faq: adminFaqRow,
   admin_delete_faq: deletedRow,
+  slack_save_installation: savedInstallationRow,
+  slack_get_installation: installationSecretRow,
+  slack_delete_installation: installationKeyRow,
+  slack_list_installations: installationListRow,
+  list_workspace_requests: workspaceRequestRow,
+  decide_workspace_request: workspaceDecisionRow,
 } satisfies Record<SqlFunctionName, z.ZodType>;

@@ -26,6 +26,11 @@ export interface AdminDataPort extends DataPort {
   ): Promise<z.infer<S>[]>;
 }
 
+/** Whether a port offers the admin functions (every port this module builds does; a test double may not). */
+export function isAdminPort(data: DataPort): data is AdminDataPort {
+  return typeof (data as Partial<AdminDataPort>).admin === 'function';
+}
+
 export interface PortOptions {
   vectorsAvailable: boolean;
   embeddingDimensions: number | null;

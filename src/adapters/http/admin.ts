@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { DataError, type DataPort } from '../../data/port.js';
-import type { AdminDataPort } from '../../data/rpc-port.js';
+import { isAdminPort } from '../../data/rpc-port.js';
 import { adminBusinessRow, adminFaqRow, adminPolicyRow, deletedRow } from '../../data/rows.js';
 import type { Logger } from '../../logger.js';
 import { bearerMatches } from './bearer.js';
@@ -31,10 +31,6 @@ const uuid = z.uuid({ error: 'expected a UUID' });
 
 type ErrorCode = 'validation_failed' | 'unauthorized' | 'not_found' | 'conflict' | 'unavailable' | 'admin_disabled';
 const fail = (c: Context, status: 400 | 401 | 404 | 409 | 503, code: ErrorCode, message: string) => c.json({ status: 'error', error: { code, message } }, status);
-
-function isAdminPort(data: DataPort): data is AdminDataPort {
-  return typeof (data as Partial<AdminDataPort>).admin === 'function';
-}
 
 export function mountAdmin(app: Hono, opts: { token: string | undefined; data: DataPort; log: Logger }): void {
   const { token, data, log } = opts;

@@ -12,13 +12,16 @@ import { escapeMrkdwn, truncate } from './text.js';
 import { postsOfEarlierRun } from './thread-poster.js';
 import { POST_MARK, STREAM_MARK, TurnWriter, type ThreadTarget, type WriterOptions } from './turn-writer.js';
 import type { SlackRoles } from './user-roles.js';
+import type { SlackAuth, SlackClients } from './oauth.js';
 
 export interface HandlerDeps {
   agent: Agent;
   state: SlackState;
   inbox: Inbox;
-  /** The bot's Web API client (single-token mode). */
-  client: webApi.WebClient;
+  /** The Web API client of each workspace (one bot token, or each OAuth installation's). */
+  clients: SlackClients;
+  /** OAuth: removes a workspace's installation when Slack says the app was uninstalled or its bot token revoked. */
+  uninstall?: (auth: SlackAuth) => Promise<void>;
   log: Logger;
   maxPerThread: number;
   /** Guest or member (users.info, cached), decided when a turn runs. */
@@ -27,10 +30,14 @@ export interface HandlerDeps {
 }
 
 /** What the Slack adapter records in the inbox for one event: enough to answer it on any replica. */
-export type SlackWork =
+export type SlackWork = (
   | { kind: 'message'; message: IncomingMessage; userTeamId?: string; assistant: boolean }
   | { kind: 'command'; request: CommandRequest; responseUrl?: string }
-  | { kind: 'action'; message: IncomingMessage; userTeamId?: string; responseUrl?: string };
+  | { kind: 'action'; message: IncomingMessage; userTeamId?: string; responseUrl?: string }
+) & {
+  /** Whose installation answers (Bolt's authorize query); absent in entries recorded before OAuth existed. */
+  auth?: SlackAuth;
+};
 
 /** The marker of a slash command's visible root message, recorded so a replay does not post it again. */
 const ROOT = 'root:';
@@ -48,7 +55,7 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
   const enqueue = (id: string, thread: string, work: SlackWork): Promise<AddResult> =>
     inbox.add({ id: `slack:${id}`, platform: 'slack', thread: `slack:${thread}`, payload: work, receivedAt: Date.now() });
 
-  const onMessage = async (raw: unknown, body: EventBody, context: Context, assistant: boolean): Promise<void> => {
+  const onMessage = async (raw: unknown, body: EventBody, context: Context, client: webApi.WebClient, assistant: boolean): Promise<void> => {
     const decision = normalizeMessageEvent(raw, slackContext(context, body), typeof body.event_id === 'string' ? body.event_id : undefined);
     if (decision.kind === 'ignore') {
       log.debug({ reason: decision.reason }, 'slack message ignored');
@@ -63,23 +70,23 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
     }
     // The message's own key (channel + ts): a retry and the app_mention/message twin share it.
     const id = decision.dedupKeys.at(-1)!;
-    const added = await enqueue(id, `${message.workspaceId}:${message.channelId}:${message.threadId}`, { kind: 'message', message, userTeamId: decision.userTeamId, assistant });
+    const added = await enqueue(id, `${message.workspaceId}:${message.channelId}:${message.threadId}`, { kind: 'message', message, userTeamId: decision.userTeamId, assistant, auth: authOf(context) });
     if (added === 'duplicate') {
       log.info({ key: id, retryNum: context.retryNum }, 'slack duplicate event dropped');
       return;
     }
     if (added === 'full') {
       // Not awaited: over HTTP the ack waits for this listener.
-      void tellThread(message.channelId, message.threadId, THREAD_QUEUE_FULL_TEXT(deps.maxPerThread));
+      void tellThread(client, message.channelId, message.threadId, THREAD_QUEUE_FULL_TEXT(deps.maxPerThread));
       return;
     }
     // Not awaited: the ack does not wait for it (follow-ups arrive seconds later; it logs its own failure).
     if (inChannel) void state.follow(message.workspaceId, message.channelId, message.threadId);
   };
 
-  const tellThread = async (channel: string, threadTs: string, text: string) => {
+  const tellThread = async (client: webApi.WebClient, channel: string, threadTs: string, text: string) => {
     try {
-      await deps.client.chat.postMessage({ channel, thread_ts: threadTs, ...noticeMessage(text) });
+      await client.chat.postMessage({ channel, thread_ts: threadTs, ...noticeMessage(text) });
     } catch (err) {
       log.warn({ code: slackErrorCode(err), channel }, 'could not post a notice in the thread');
     }
@@ -98,12 +105,25 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
           log.warn({ code, channel: channel_id }, `slack assistant greeting failed: ${code}`);
         }
       },
-      userMessage: async ({ message, body, context }) => onMessage(message, body, context, true),
+      userMessage: async ({ message, body, context, client }) => onMessage(message, body, context, client, true),
     }),
   );
 
-  app.event('app_mention', async ({ event, body, context }) => onMessage(event, body, context, false));
-  app.event('message', async ({ event, body, context }) => onMessage(event, body, context, false));
+  app.event('app_mention', async ({ event, body, context, client }) => onMessage(event, body, context, client, false));
+  app.event('message', async ({ event, body, context, client }) => onMessage(event, body, context, client, false));
+
+  // The app left a workspace (or lost its bot token there): OAuth forgets the installation.
+  app.event('app_uninstalled', async ({ body, context }) => {
+    const auth = authOf(context, body);
+    log.warn({ team: auth.teamId, enterprise: auth.enterpriseId }, 'slack app uninstalled from a workspace');
+    await deps.uninstall?.(auth);
+  });
+  app.event('tokens_revoked', async ({ event, body, context }) => {
+    if (!event.tokens.bot?.length) return;
+    const auth = authOf(context, body);
+    log.warn({ team: auth.teamId, enterprise: auth.enterpriseId }, 'slack bot token revoked in a workspace');
+    await deps.uninstall?.(auth);
+  });
 
   app.command(/^\/\S+$/, async ({ command, ack, context }) => {
     const req = normalizeCommand(command, slackContext(context));
@@ -111,7 +131,7 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
     if (!req.text && req.command.name === 'ask') return ack({ response_type: 'ephemeral', text: 'Ask me something after the command, e.g. `/ask which campaigns ran last week?`' });
     try {
       // A command opens its own thread: nothing to order it behind.
-      await enqueue(req.dedupKey, `command:${req.dedupKey}`, { kind: 'command', request: req, responseUrl: command.response_url });
+      await enqueue(req.dedupKey, `command:${req.dedupKey}`, { kind: 'command', request: req, responseUrl: command.response_url, auth: authOf(context) });
     } catch (err) {
       log.error({ err, command: req.command.name }, 'slack command not recorded');
       return ack({ response_type: 'ephemeral', text: UNAVAILABLE });
@@ -126,7 +146,7 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
     const responseUrl = (body as { response_url?: string }).response_url;
     let added: AddResult;
     try {
-      added = await enqueue(n.dedupKey, `${message.workspaceId}:${message.channelId}:${message.threadId}`, { kind: 'action', message, userTeamId: n.userTeamId, responseUrl });
+      added = await enqueue(n.dedupKey, `${message.workspaceId}:${message.channelId}:${message.threadId}`, { kind: 'action', message, userTeamId: n.userTeamId, responseUrl, auth: authOf(context) });
     } catch (err) {
       log.error({ err }, 'slack button click not recorded');
       await ack();
@@ -151,8 +171,15 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
 /** Answers one inbox entry: the turn's events rendered into its Slack thread. */
 async function deliver(d: Delivery<SlackWork>, deps: HandlerDeps): Promise<void> {
   const work = d.entry.payload;
-  const { log, client } = deps;
-  if (work.kind === 'command') return deliverCommand(d, work, deps);
+  const { log } = deps;
+  const workspace = work.kind === 'command' ? work.request.workspaceId : work.message.workspaceId;
+  const client = await deps.clients.for(work.auth ?? { teamId: workspace });
+  if (!client) {
+    // Uninstalled (or its token revoked) after the event was recorded: nobody can answer there.
+    log.warn({ entry: d.entry.id, team: work.auth?.teamId ?? workspace }, 'slack entry dropped: the workspace has no installation any more');
+    return;
+  }
+  if (work.kind === 'command') return deliverCommand(d, work, client, deps);
   const { message } = work;
   // An AI-app thread is named after its first question.
   if (work.kind === 'message' && work.assistant && d.attempt === 1 && message.text && (await deps.state.firstInThread(message.channelId, message.threadId))) {
@@ -165,9 +192,9 @@ async function deliver(d: Delivery<SlackWork>, deps: HandlerDeps): Promise<void>
 }
 
 /** A slash command: its visible root message opens the thread (once, even on a replay), then the turn. */
-async function deliverCommand(d: Delivery<SlackWork>, work: Extract<SlackWork, { kind: 'command' }>, deps: HandlerDeps): Promise<void> {
+async function deliverCommand(d: Delivery<SlackWork>, work: Extract<SlackWork, { kind: 'command' }>, client: webApi.WebClient, deps: HandlerDeps): Promise<void> {
   const { request: req } = work;
-  const { log, client } = deps;
+  const { log } = deps;
   const say = work.responseUrl ? respondVia(work.responseUrl, log) : async () => undefined;
   let rootTs = d.recorded.find((r) => r.startsWith(ROOT))?.slice(ROOT.length);
   if (!rootTs) {
@@ -191,6 +218,7 @@ async function deliverCommand(d: Delivery<SlackWork>, work: Extract<SlackWork, {
   const message: IncomingMessage = {
     platform: 'slack',
     workspaceId: req.workspaceId,
+    ...(req.orgId ? { orgId: req.orgId } : {}),
     channelId: req.channelId,
     threadId: rootTs,
     messageId: rootTs,
@@ -255,6 +283,14 @@ interface EventBody {
   event_id?: unknown;
   team_id?: unknown;
   enterprise_id?: unknown;
+}
+
+/** The installation Bolt authorized the event with: the same query answers it later, on any replica. */
+function authOf(context: Context, body: EventBody = {}): SlackAuth {
+  const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+  const teamId = context.teamId ?? str(body.team_id);
+  const enterpriseId = context.enterpriseId ?? str(body.enterprise_id);
+  return { ...(teamId ? { teamId } : {}), ...(enterpriseId ? { enterpriseId } : {}), isEnterpriseInstall: context.isEnterpriseInstall ?? false };
 }
 
 /** Bolt's context, with the envelope's team as a fallback when `authorizations` lacks it. */

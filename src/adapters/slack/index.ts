@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver, webApi } from '@slack/bolt';
 import type { Switchboard } from '../../app.js';
+import { isAdminPort } from '../../data/rpc-port.js';
 import { metrics } from '../../metrics.js';
 import type { PlatformAdapter } from '../adapter.js';
 import { boltLogger } from './bolt-logger.js';
@@ -9,6 +10,7 @@ import { registerHandlers } from './handlers.js';
 import { createSlackFetch } from './http-transport.js';
 import { AUTH_ERROR_CODES, slackErrorCode } from './slack-errors.js';
 import { createSlackState } from './slack-state.js';
+import { createSlackOAuth, INSTALL_PATH, singleClient, type SlackAuth } from './oauth.js';
 import type { WriterOptions } from './turn-writer.js';
 
 export interface SlackAdapterOptions {
@@ -25,20 +27,23 @@ const SLACK_CALL_TIMEOUT_MS = 30_000;
 /**
  * The Slack adapter: a Bolt app over the Events API (HTTP: `/slack/events` through Bolt's own
  * HTTPReceiver, mounted on the shared server) or Socket Mode. Each event is recorded in the
- * inbox before Slack gets its ack; the inbox runs the turn. Undefined when SLACK_BOT_TOKEN is
- * not set.
+ * inbox before Slack gets its ack; the inbox runs the turn. One workspace with SLACK_BOT_TOKEN,
+ * or many installed through OAuth (SLACK_CLIENT_ID…: /slack/install, each event answered with
+ * its workspace's token). Undefined when neither is set.
  */
 export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = {}): PlatformAdapter | undefined {
   const { config } = sb;
-  if (!config.SLACK_BOT_TOKEN) return undefined;
+  const oauthMode = Boolean(config.SLACK_CLIENT_ID);
+  if (!config.SLACK_BOT_TOKEN && !oauthMode) return undefined;
   const socketMode = Boolean(config.SLACK_APP_TOKEN);
   if (!socketMode && !config.SLACK_SIGNING_SECRET) {
     throw new Error(
-      'SLACK_BOT_TOKEN is set but Slack cannot reach Switchboard: set SLACK_APP_TOKEN (xapp-…, Socket Mode, no public URL needed) ' +
+      `${oauthMode ? 'SLACK_CLIENT_ID' : 'SLACK_BOT_TOKEN'} is set but Slack cannot reach Switchboard: set SLACK_APP_TOKEN (xapp-…, Socket Mode, no public URL needed) ` +
         'or SLACK_SIGNING_SECRET (HTTP Events API at /slack/events).',
     );
   }
-  const log = sb.log.child({ adapter: 'slack', mode: socketMode ? 'socket' : 'http' });
+  if (oauthMode && !isAdminPort(sb.data)) throw new Error('Slack OAuth stores installations in the database, and this data port offers no admin functions.');
+  const log = sb.log.child({ adapter: 'slack', mode: socketMode ? 'socket' : 'http', ...(oauthMode ? { install: 'oauth' } : {}) });
   const logger = boltLogger(log);
   // A chat reply that is minutes late is worse than a clear error: retry briefly, honour Retry-After.
   const slackFetch = createSlackFetch(SLACK_CALL_TIMEOUT_MS);
@@ -63,8 +68,10 @@ export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = 
         // Slack's 200 leaves only once the listener has recorded the event in the inbox.
         processBeforeResponse: true,
       });
+  // Many workspaces: each event authorized with its own installation's token.
+  const oauth = oauthMode && isAdminPort(sb.data) ? createSlackOAuth({ config, data: sb.data, log, clientOptions: clientOptions() }) : undefined;
   const app = new App({
-    token: config.SLACK_BOT_TOKEN,
+    ...(oauth ? { authorize: (source) => oauth.installer.authorize(source) } : { token: config.SLACK_BOT_TOKEN }),
     receiver,
     logger,
     clientOptions: clientOptions(),
@@ -77,7 +84,8 @@ export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = 
     state: createSlackState(sb.kv, log, config.THREAD_TTL_DAYS * 86_400_000),
     inbox: sb.inbox,
     // The App's own client carries no token (Bolt passes it per event); deliveries run outside events.
-    client: new webApi.WebClient(config.SLACK_BOT_TOKEN, clientOptions()),
+    clients: oauth ? oauth.clients : singleClient(new webApi.WebClient(config.SLACK_BOT_TOKEN, clientOptions())),
+    ...(oauth ? { uninstall: (auth: SlackAuth) => oauth.store.deleteInstallation!({ teamId: auth.teamId, enterpriseId: auth.enterpriseId, isEnterpriseInstall: auth.isEnterpriseInstall ?? false }) } : {}),
     log,
     maxPerThread: config.INBOX_THREAD_QUEUE_MAX,
     roles: createSlackRoles(log),
@@ -98,25 +106,26 @@ export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = 
   const http = receiver instanceof HTTPReceiver ? receiver : undefined;
   let accepting = true;
 
+  const eventRoutes = http
+    ? [
+        {
+          prefix: SLACK_EVENTS_PATH,
+          handle: (req: IncomingMessage, res: ServerResponse) => {
+            res.once('finish', () => metrics.acks.inc({ platform: 'slack', status: String(res.statusCode) }));
+            if (!ready || !accepting) {
+              res.writeHead(503, { 'content-type': 'text/plain' }).end(accepting ? 'starting' : 'shutting down');
+              return;
+            }
+            http.requestListener(req, res);
+          },
+        },
+      ]
+    : [];
+  const routes = [...eventRoutes, ...(oauth?.routes ?? [])];
+
   return {
     name: 'slack',
-    ...(http
-      ? {
-          routes: [
-            {
-              prefix: SLACK_EVENTS_PATH,
-              handle: (req: IncomingMessage, res: ServerResponse) => {
-                res.once('finish', () => metrics.acks.inc({ platform: 'slack', status: String(res.statusCode) }));
-                if (!ready || !accepting) {
-                  res.writeHead(503, { 'content-type': 'text/plain' }).end(accepting ? 'starting' : 'shutting down');
-                  return;
-                }
-                http.requestListener(req, res);
-              },
-            },
-          ],
-        }
-      : {}),
+    ...(routes.length > 0 ? { routes } : {}),
     async start() {
       await init();
       registerDelivery();
@@ -127,7 +136,10 @@ export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = 
           throw startError(err);
         }
       }
-      log.info({ path: socketMode ? undefined : SLACK_EVENTS_PATH }, socketMode ? 'Slack connected over Socket Mode' : `Slack events accepted at ${SLACK_EVENTS_PATH}`);
+      log.info(
+        { path: socketMode ? undefined : SLACK_EVENTS_PATH, ...(oauth ? { install: INSTALL_PATH } : {}) },
+        socketMode ? 'Slack connected over Socket Mode' : `Slack events accepted at ${SLACK_EVENTS_PATH}`,
+      );
     },
     // Socket Mode: the socket is up; HTTP: the token was checked and events are taken.
     ready: () => ready && accepting && (!socketMode || receiverConnected(receiver)),

@@ -50,6 +50,12 @@ export function workspaceOf(ctx: SlackContext): string {
   return ctx.teamId ?? ctx.enterpriseId ?? 'unknown';
 }
 
+/** The Enterprise Grid org of a workspace, when it is one (its mapping serves the workspace if the workspace has none). */
+function orgOf(ctx: SlackContext, workspaceId: string, enterpriseId?: string | null): { orgId?: string } {
+  const org = enterpriseId ?? ctx.enterpriseId;
+  return org && org !== workspaceId ? { orgId: org } : {};
+}
+
 /**
  * An `app_mention` or `message` event, before any thread-following decision: the caller drops
  * channel messages that neither mention the bot nor belong to a thread it follows.
@@ -68,6 +74,7 @@ export function normalizeMessageEvent(raw: unknown, ctx: SlackContext, eventId?:
   const message: IncomingMessage = {
     platform: 'slack',
     workspaceId,
+    ...orgOf(ctx, workspaceId),
     channelId: e.channel,
     threadId: e.thread_ts ?? e.ts,
     messageId: e.client_msg_id ?? e.ts,
@@ -101,6 +108,7 @@ export interface CommandRequest {
   userId: string;
   channelId: string;
   workspaceId: string;
+  orgId?: string;
   isDirect: boolean;
   dedupKey: string;
 }
@@ -125,6 +133,7 @@ export function normalizeCommand(raw: unknown, ctx: SlackContext): CommandReques
     userId: c.user_id,
     channelId: c.channel_id,
     workspaceId,
+    ...orgOf(ctx, workspaceId, c.enterprise_id),
     isDirect: c.channel_id.startsWith('D'),
     dedupKey: `command:${c.trigger_id ?? `${c.channel_id}:${c.user_id}:${name}:${text}`}`,
   };
@@ -167,6 +176,7 @@ export function normalizeAction(raw: unknown, ctx: SlackContext): { message: Inc
     message: {
       platform: 'slack',
       workspaceId: b.team?.id ?? b.enterprise?.id ?? workspaceOf(ctx),
+      ...orgOf(ctx, b.team?.id ?? b.enterprise?.id ?? workspaceOf(ctx), b.enterprise?.id),
       channelId,
       threadId,
       messageId: `${messageTs}:${actionTs}`,

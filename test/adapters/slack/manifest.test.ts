@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { REDIRECT_PATH, SLACK_BOT_SCOPES } from '../../../src/adapters/slack/oauth.js';
 
 // The manifest is YAML for people; these checks only make sure it asks for what the adapter uses.
 const manifest = readFileSync(new URL('../../../deploy/slack-app-manifest.yaml', import.meta.url), 'utf8');
@@ -12,10 +13,16 @@ describe('Slack app manifest', () => {
     }
   });
 
-  it('requests the scopes those events and replies need', () => {
-    for (const scope of ['app_mentions:read', 'assistant:write', 'channels:history', 'groups:history', 'im:history', 'chat:write', 'commands', 'files:write']) {
-      expect(listed(scope), scope).toBe(true);
-    }
+  it('requests the scopes those events and replies need: the ones OAuth installs ask for', () => {
+    for (const scope of SLACK_BOT_SCOPES) expect(listed(scope), scope).toBe(true);
+    const inManifest = [...manifest.matchAll(/^\s+- ([a-z_.]+:[a-z_.]+|commands)\b/gm)].map((m) => m[1]);
+    expect(inManifest.sort()).toEqual([...SLACK_BOT_SCOPES].sort());
+  });
+
+  it('subscribes to uninstalls and names the OAuth redirect path', () => {
+    expect(listed('app_uninstalled')).toBe(true);
+    expect(listed('tokens_revoked')).toBe(true);
+    expect(manifest).toContain(`https://YOUR-HOST${REDIRECT_PATH}`);
   });
 
   it('declares /ask and /quote, interactivity, the AI-app view and Socket Mode', () => {

@@ -45,6 +45,21 @@ export interface FakeSlackOptions {
   botId?: string;
   teamId?: string;
   socketMode?: boolean;
+  /** The app's OAuth credentials: `oauth.v2.access` exchanges codes only for these. */
+  clientId?: string;
+  clientSecret?: string;
+}
+
+/** A workspace (or, with `isEnterpriseInstall`, an Enterprise Grid org) the app can be installed in. */
+export interface FakeWorkspace {
+  teamId?: string;
+  teamName?: string;
+  enterpriseId?: string;
+  enterpriseName?: string;
+  isEnterpriseInstall?: boolean;
+  botUserId: string;
+  botId: string;
+  installerUserId: string;
 }
 
 export interface FakeSlack {
@@ -69,6 +84,15 @@ export interface FakeSlack {
   notInChannel(channel: string): void;
   /** What `users.info` says of a user beyond the defaults (a full member): e.g. `{ is_restricted: true }` for a guest. */
   setUser(userId: string, fields: Record<string, unknown>): void;
+  /**
+   * A person approves the app on Slack's consent page for `workspace`: returns the `code` Slack
+   * puts in the redirect, which oauth.v2.access exchanges (once) for a new bot token of that workspace.
+   */
+  approveInstall(workspace: FakeWorkspace): string;
+  /** The workspace a bot token belongs to (undefined: unknown or revoked). */
+  workspaceOf(token: string | undefined): FakeWorkspace | undefined;
+  /** Every bot token of a team stops working (invalid_auth), as after an uninstall. */
+  revokeTeam(teamId: string): void;
   /** Waits until `check` holds, polling; throws with `what` after `timeoutMs`. */
   waitFor(check: () => boolean, what: string, timeoutMs?: number): Promise<void>;
   readonly socket: FakeSocketMode | undefined;
@@ -85,7 +109,12 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     botUserId: opts.botUserId ?? 'U0FAKEBOT',
     botId: opts.botId ?? 'B0FAKEBOT',
     teamId: opts.teamId ?? 'T0FAKETEAM',
+    clientId: opts.clientId ?? '1111.2222',
+    clientSecret: opts.clientSecret ?? 'fake-client-secret',
   };
+  /** Valid bot tokens and their workspaces; the single-token workspace from the options is one of them. */
+  const tokens = new Map<string, FakeWorkspace>([[options.botToken, { teamId: options.teamId, teamName: 'Fake Team', botUserId: options.botUserId, botId: options.botId, installerUserId: 'U0INSTALLER' }]]);
+  const codes = new Map<string, FakeWorkspace>();
   const calls: SlackCall[] = [];
   const messages: FakeMessage[] = [];
   const responses: { path: string; body: Record<string, unknown> }[] = [];
@@ -136,18 +165,55 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
       if ('status' in failure) return send(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
       return send(res, 200, { ok: false, error: failure.error });
     }
-    const expected = method === 'apps.connections.open' ? options.appToken : options.botToken;
+    if (method === 'oauth.v2.access') return send(res, 200, exchange(args, req.headers.authorization));
     if (!token) return send(res, 200, { ok: false, error: 'not_authed' });
-    if (token !== expected) return send(res, 200, { ok: false, error: 'invalid_auth' });
-    send(res, 200, route(method, args));
+    const valid = method === 'apps.connections.open' ? token === options.appToken : tokens.has(token);
+    if (!valid) return send(res, 200, { ok: false, error: 'invalid_auth' });
+    send(res, 200, route(method, args, tokens.get(token)));
   }
 
-  function route(method: string, a: Record<string, unknown>): Record<string, unknown> {
+  /** oauth.v2.access: client credentials (form fields or HTTP Basic) and a one-time code → a bot token. */
+  function exchange(a: Record<string, unknown>, authorization: string | undefined): Record<string, unknown> {
+    const basic = /^Basic\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+    const [id, secret] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':') : [a.client_id, a.client_secret];
+    if (id !== options.clientId) return { ok: false, error: 'invalid_client_id' };
+    if (secret !== options.clientSecret) return { ok: false, error: 'bad_client_secret' };
+    const ws = codes.get(String(a.code ?? ''));
+    if (!ws) return { ok: false, error: 'invalid_code' };
+    codes.delete(String(a.code));
+    const token = `xoxb-${ws.teamId ?? ws.enterpriseId}-${String(++seq)}-fake`;
+    tokens.set(token, ws);
+    return {
+      ok: true,
+      access_token: token,
+      token_type: 'bot',
+      scope: 'app_mentions:read,assistant:write,channels:history,groups:history,im:history,chat:write,commands,files:write,users:read',
+      bot_user_id: ws.botUserId,
+      app_id: 'A0FAKEAPP',
+      team: ws.isEnterpriseInstall ? null : { id: ws.teamId, name: ws.teamName },
+      enterprise: ws.enterpriseId ? { id: ws.enterpriseId, name: ws.enterpriseName ?? 'Fake Org' } : null,
+      authed_user: { id: ws.installerUserId },
+      is_enterprise_install: ws.isEnterpriseInstall ?? false,
+    };
+  }
+
+  function route(method: string, a: Record<string, unknown>, ws: FakeWorkspace | undefined): Record<string, unknown> {
     const channel = String(a.channel ?? a.channel_id ?? '');
     const needsChannel = () => (blockedChannels.has(channel) ? { ok: false, error: 'not_in_channel' } : undefined);
+    const store = (m: Parameters<typeof storeAs>[1]) => storeAs(ws, m);
     switch (method) {
       case 'auth.test':
-        return { ok: true, url: 'https://fake.slack.test/', team: 'Fake Team', user: 'switchboard', team_id: options.teamId, user_id: options.botUserId, bot_id: options.botId, is_enterprise_install: false };
+        return {
+          ok: true,
+          url: 'https://fake.slack.test/',
+          team: ws?.teamName ?? 'Fake Team',
+          user: 'switchboard',
+          team_id: ws?.teamId ?? options.teamId,
+          user_id: ws?.botUserId ?? options.botUserId,
+          bot_id: ws?.botId ?? options.botId,
+          ...(ws?.enterpriseId ? { enterprise_id: ws.enterpriseId } : {}),
+          is_enterprise_install: ws?.isEnterpriseInstall ?? false,
+        };
       case 'apps.connections.open':
         if (!socket) return { ok: false, error: 'socket_mode_not_enabled' };
         return { ok: true, url: socket.nextUrl() };
@@ -222,15 +288,15 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
         const id = String(a.user ?? '');
         if (!/^[UW][A-Z0-9]+$/.test(id)) return { ok: false, error: 'user_not_found' };
         // The fields Slack documents for users.info; guests carry is_restricted / is_ultra_restricted.
-        return { ok: true, user: { id, team_id: options.teamId, name: id.toLowerCase(), deleted: false, is_bot: false, is_admin: false, is_owner: false, is_restricted: false, is_ultra_restricted: false, ...users.get(id) } };
+        return { ok: true, user: { id, team_id: ws?.teamId ?? options.teamId, name: id.toLowerCase(), deleted: false, is_bot: false, is_admin: false, is_owner: false, is_restricted: false, is_ultra_restricted: false, ...users.get(id) } };
       }
       default:
         return { ok: false, error: 'unknown_method' };
     }
   }
 
-  function store(m: { channel: string; text: string; blocks?: unknown[]; thread_ts?: string; metadata?: unknown }): FakeMessage {
-    const message: FakeMessage = { ts: nextTs(), user: options.botUserId, bot_id: options.botId, updates: 0, ...m };
+  function storeAs(ws: FakeWorkspace | undefined, m: { channel: string; text: string; blocks?: unknown[]; thread_ts?: string; metadata?: unknown }): FakeMessage {
+    const message: FakeMessage = { ts: nextTs(), user: ws?.botUserId ?? options.botUserId, bot_id: ws?.botId ?? options.botId, updates: 0, ...m };
     messages.push(message);
     return message;
   }
@@ -261,6 +327,15 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     },
     disableStreaming(disabled = true) {
       streamingDisabled = disabled;
+    },
+    approveInstall(workspace) {
+      const code = `code-${String(++seq)}-${Math.random().toString(36).slice(2)}`;
+      codes.set(code, workspace);
+      return code;
+    },
+    workspaceOf: (token) => (token ? tokens.get(token) : undefined),
+    revokeTeam(teamId) {
+      for (const [token, ws] of tokens) if (ws.teamId === teamId) tokens.delete(token);
     },
     setUser(userId, fields) {
       users.set(userId, fields);

@@ -1,0 +1,78 @@
+/**
+ * npm run tenants -- <command>
+ *
+ *   pending                                   workspaces waiting for a tenant (TENANT_MODE=strict installs)
+ *   approve <slack|discord> <workspace id> --tenant <slug>   map a workspace to a tenant (waiting or not)
+ *   reject <slack|discord> <workspace id>     drop a waiting workspace's request
+ *   installations                             Slack workspaces installed through OAuth (no tokens shown)
+ */
+import { fileURLToPath } from 'node:url';
+import { openDataPort } from '../index.js';
+import type { AdminDataPort } from '../rpc-port.js';
+import { installationListRow, workspaceDecisionRow, workspaceRequestRow } from '../rows.js';
+import { cliSetup, describeTarget, fail, parseArgs } from './common.js';
+
+export const TENANTS_USAGE = `Usage: npm run tenants -- pending
+       npm run tenants -- approve <slack|discord> <workspace id> --tenant <slug>
+       npm run tenants -- reject <slack|discord> <workspace id>
+       npm run tenants -- installations`;
+
+/** Runs one command against `port`, printing to `out`; returns the exit code. */
+export async function tenantsCommand(port: AdminDataPort, argv: string[], out: (line: string) => void): Promise<number> {
+  const { positional, options } = parseArgs(argv);
+  const [command, platform, workspaceId] = positional;
+  const table = (rows: string[][]) => {
+    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+    for (const r of rows) out(r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  };
+  switch (command) {
+    case 'pending': {
+      const rows = await port.admin('list_workspace_requests', {}, workspaceRequestRow);
+      if (rows.length === 0) {
+        out('No workspace is waiting for a tenant.');
+        return 0;
+      }
+      table([['platform', 'workspace', 'name', 'requested by', 'requested at'], ...rows.map((r) => [r.platform, r.workspace_id, r.name ?? '', r.requested_by ?? '', r.requested_at])]);
+      return 0;
+    }
+    case 'approve':
+    case 'reject': {
+      const tenant = options.get('tenant');
+      if ((platform !== 'slack' && platform !== 'discord') || !workspaceId || (command === 'approve' && typeof tenant !== 'string')) {
+        out(TENANTS_USAGE);
+        return 2;
+      }
+      const [row] = await port.admin('decide_workspace_request', { platform, workspace_id: workspaceId, tenant: command === 'approve' ? (tenant as string) : null }, workspaceDecisionRow);
+      out(command === 'approve' ? `${platform} workspace ${workspaceId} is now served by tenant ${row?.tenant_slug ?? String(tenant)}.` : `The request of ${platform} workspace ${workspaceId} was dropped.`);
+      return 0;
+    }
+    case 'installations': {
+      const rows = await port.admin('slack_list_installations', {}, installationListRow);
+      if (rows.length === 0) {
+        out('No Slack workspace has installed the app through OAuth.');
+        return 0;
+      }
+      table([
+        ['installation', 'name', 'tenant', 'installed by', 'installed at'],
+        ...rows.map((r) => [r.installation_key, r.team_name ?? '', r.tenant_slug ?? '(pending)', r.installer_user_id ?? '', r.installed_at]),
+      ]);
+      return 0;
+    }
+    default:
+      out(TENANTS_USAGE);
+      return command === undefined || command === 'help' || options.has('help') ? 0 : 2;
+  }
+}
+
+async function main(): Promise<number> {
+  const { config, log } = cliSetup();
+  const port = await openDataPort(config, log, { seedDemo: false });
+  try {
+    if (process.argv.length > 2) console.error(`(${describeTarget(config)})`);
+    return await tenantsCommand(port, process.argv.slice(2), (line) => console.log(line));
+  } finally {
+    await port.close();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) main().then((code) => process.exit(code), fail);

@@ -8,11 +8,11 @@
  * Target: p50 ≤ 5 ms, p99 ≤ 20 ms.
  */
 import { z } from 'zod';
-import type { Completion, CompletionRequest, LlmClient } from '../src/agent/llm-types.js';
+import type { Completion, CompletionRequest, LlmClient } from '../src/contract/llm.js';
 import { createSwitchboard } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { silentLogger } from '../src/logger.js';
-import { defineTool } from '../src/tools/tool.js';
+import { defineTool } from '../src/contract/tool.js';
 
 const turns = Number(process.argv[2] ?? 2000);
 const echo = (name: string) =>

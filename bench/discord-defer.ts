@@ -10,7 +10,7 @@
  *
  * Two runs: one interaction at a time (idle), then one every 25 ms (40/s, turns overlapping).
  */
-import type { Completion, CompletionRequest, LlmClient } from '../src/agent/llm-types.js';
+import type { Completion, CompletionRequest, LlmClient } from '../src/contract/llm.js';
 import { createDiscordAdapter } from '../src/adapters/discord/index.js';
 import { createSwitchboard } from '../src/app.js';
 import { parseConfig } from '../src/config.js';

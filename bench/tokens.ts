@@ -10,8 +10,8 @@
  *
  *   npx tsx bench/tokens.ts
  */
-import { countMessageTokens, countTokens } from '../src/agent/history.js';
-import type { ChatMessage } from '../src/agent/llm-types.js';
+import { countMessageTokens, countTokens } from '../src/contract/tokens.js';
+import type { ChatMessage } from '../src/contract/llm.js';
 import { createSwitchboard } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { silentLogger } from '../src/logger.js';

@@ -1,19 +1,20 @@
-import { createAgent, type Agent, type AgentExtension } from './agent/agent.js';
-import { createLlmClient } from './agent/llm.js';
-import type { LlmClient } from './agent/llm-types.js';
+import { createAgent, type Agent } from './agent/agent.js';
+import { type AgentExtension } from './contract/extension.js';
+import { createLlmClient } from './provider/openai.js';
+import type { LlmClient } from './contract/llm.js';
 import { createThreadLock } from './agent/thread-lock.js';
 import { createThreadStore } from './agent/thread-store.js';
 import { schemaDialect, type Config } from './config.js';
 import { createDataPort } from './data/index.js';
-import type { DataPort } from './data/port.js';
+import type { DataPort } from './contract/data.js';
 import type { Logger } from './logger.js';
 import { createKv, type KvStore } from './state/kv.js';
 import { createInbox, type Inbox } from './turns/index.js';
 import { instrumentAgent, instrumentInbox, instrumentLlm } from './instrument.js';
 import { rateLimitsFromConfig } from './security/rate-limits.js';
 import { createToolSet } from './tools/index.js';
-import { createToolRegistry, type ToolRegistry } from './tools/registry.js';
-import type { AnyTool } from './tools/tool.js';
+import { createToolRegistry, type ToolRegistry } from './agent/registry.js';
+import type { AnyTool } from './contract/tool.js';
 
 /** Everything one Switchboard process runs on, wired once. */
 export interface Switchboard {

@@ -1,8 +1,8 @@
 import type { Agent } from './agent/agent.js';
-import { LlmError, type LlmClient } from './agent/llm-types.js';
+import { LlmError, type LlmClient } from './contract/llm.js';
 import type { Config } from './config.js';
 import { tenantFor } from './data/index.js';
-import type { DataPort } from './data/port.js';
+import type { DataPort } from './contract/data.js';
 import { metrics, secondsSince } from './metrics.js';
 import { InboxUnavailableError, type Inbox } from './turns/index.js';
 

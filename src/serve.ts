@@ -1,4 +1,5 @@
-import { configuredAdapters, type PlatformAdapter } from './adapters/adapter.js';
+import { configuredAdapters } from './adapters/adapter.js';
+import { type PlatformAdapter } from './adapters/platform.js';
 import { createHttpApp } from './adapters/http/app.js';
 import { mountOps } from './adapters/http/ops.js';
 import { startHttpServer } from './adapters/http/server.js';

@@ -4,7 +4,7 @@
  * database; the Redis inbox with `redisUrl`), except that the LLM is in-process: it "thinks"
  * for `llmMs` on timers, using no CPU, then streams a short answer.
  */
-import type { Completion, CompletionRequest, LlmClient } from '../../src/agent/llm-types.js';
+import type { Completion, CompletionRequest, LlmClient } from '../../src/contract/llm.js';
 import { parseConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
 import { serve } from '../../src/serve.js';

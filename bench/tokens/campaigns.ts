@@ -9,15 +9,15 @@
  */
 import { pathToFileURL } from 'node:url';
 import { hashEmbedder } from '../generate-campaigns.js';
-import { countMessageTokens, countTokens } from '../../src/agent/history.js';
-import type { LlmClient } from '../../src/agent/llm-types.js';
-import { newThreadState } from '../../src/agent/thread-state.js';
+import { countMessageTokens, countTokens } from '../../src/contract/tokens.js';
+import type { LlmClient } from '../../src/contract/llm.js';
+import { newThreadState } from '../../src/contract/thread-state.js';
 import { embedMissing } from '../../src/data/embed.js';
 import { silentLogger } from '../../src/logger.js';
 import { createCampaignTools } from '../../src/tools/campaigns/index.js';
 import { campaignToolResult, type Campaign } from '../../src/tools/campaigns/result.js';
-import { toolSpec } from '../../src/tools/registry.js';
-import type { AnyTool, ToolContext } from '../../src/tools/tool.js';
+import { toolSpec } from '../../src/agent/registry.js';
+import type { AnyTool, ToolContext } from '../../src/contract/tool.js';
 import { openPgliteTestPort, TEST_DIMENSIONS } from '../../test/helpers/db.js';
 import { renderedDefinitionTokens } from './openai-render.js';
 

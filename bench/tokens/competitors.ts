@@ -17,8 +17,8 @@
  */
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import type { ChatMessage, Completion, CompletionRequest, LlmClient, ToolSpec } from '../../src/agent/llm-types.js';
-import { countTokens } from '../../src/agent/history.js';
+import type { ChatMessage, Completion, CompletionRequest, LlmClient, ToolSpec } from '../../src/contract/llm.js';
+import { countTokens } from '../../src/contract/tokens.js';
 import { createSwitchboard } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import { demoCompetitors } from '../../src/data/demo/competitors.js';
@@ -27,7 +27,7 @@ import { importRows } from '../../src/data/import/run.js';
 import { createLogger } from '../../src/logger.js';
 import { createCompetitorTools, LOOKUP_COMPETITOR } from '../../src/tools/competitors/index.js';
 import { competitorContext, CONTEXT_HEADING } from '../../src/tools/competitors/render.js';
-import { defineTool, type AnyTool } from '../../src/tools/tool.js';
+import { defineTool, type AnyTool } from '../../src/contract/tool.js';
 import { renderedDefinitionTokens } from './openai-render.js';
 
 const COMPETITORS = 12;

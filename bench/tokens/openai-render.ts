@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { formatFunctionDefinitions } from 'openai-chat-tokens/dist/functions.js';
-import { countTokens } from '../../src/agent/history.js';
+import { countTokens } from '../../src/contract/tokens.js';
 
 type Json = Record<string, unknown>;
 export interface FunctionDef {

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from '../agent/types.js';
+import type { IncomingMessage } from '../contract/turn.js';
 
 /**
  * Where a platform has no native slash commands (HTTP, console), a message typed as

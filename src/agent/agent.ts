@@ -1,58 +1,22 @@
 import type { Config } from '../config.js';
 import { createBudgets, type BudgetConfig } from './budget.js';
 import { tenantFor } from '../data/index.js';
-import type { DataPort, Tenant } from '../data/port.js';
+import type { DataPort, Tenant } from '../contract/data.js';
 import type { Logger } from '../logger.js';
-import type { Reply } from '../reply/model.js';
 import { fenceFlaggedMessage } from '../security/fence.js';
 import { detectInjection } from '../security/injection.js';
 import { createRateLimits, type RateLimits } from '../security/rate-limits.js';
 import { clean } from '../security/sanitize.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolRegistry } from './registry.js';
 import { createEventChannel } from './event-channel.js';
 import { trimHistory } from './history.js';
-import { LlmError, type LlmClient } from './llm-types.js';
+import { LlmError, type LlmClient } from '../contract/llm.js';
 import { ThreadLockTimeoutError } from './thread-lock.js';
-import { runLoop, type LoopResult } from './loop.js';
+import { runLoop } from './loop.js';
+import type { ActionHandler, ActionResult, AgentExtension, CommandHandler, ModeDefinition, TurnScope } from '../contract/extension.js';
 import { systemPrompt } from './prompts.js';
-import { threadKey, type ThreadState } from './thread-state.js';
-import { UserFacingError, type IncomingMessage, type TurnEvent, type TurnFlag } from './types.js';
-
-/** What a turn's helpers (actions, commands) may use. */
-export interface TurnScope {
-  message: IncomingMessage;
-  tenant: Tenant;
-  state: ThreadState;
-  data: DataPort;
-  llm: LlmClient;
-  log: Logger;
-  now: () => Date;
-}
-
-/** A button click either answers directly (paging: no model call) or becomes the user's next message. */
-export type ActionResult = { reply: Reply } | { message: string };
-export type ActionHandler = (action: { id: string; value?: string }, scope: TurnScope) => Promise<ActionResult>;
-/** A slash command becomes a message, optionally after entering a mode (set `scope.state.mode`). */
-export type CommandHandler = (options: Record<string, string>, scope: TurnScope) => Promise<ActionResult>;
-
-/** A mode narrows the loop: its own system prompt and tools, optionally ending only by an emit tool. */
-export interface ModeDefinition {
-  system: (scope: TurnScope) => string;
-  tools: readonly string[];
-  maxSteps?: number;
-  /** Tool calls the mode may make in one turn (its emit calls included); default AGENT_MAX_TOOL_CALLS. */
-  maxToolCalls?: number;
-  requireTerminal?: { nudge: string; giveUp: string };
-  /** Called after the mode's loop ends (keep or leave the mode, adjust the reply). */
-  after?: (result: LoopResult, scope: TurnScope) => Promise<void> | void;
-}
-
-export interface AgentExtension {
-  /** Keyed by the action id up to its first '.', e.g. `campaigns` for `campaigns.more`. */
-  actions?: Record<string, ActionHandler>;
-  commands?: Record<string, CommandHandler>;
-  modes?: Record<string, ModeDefinition>;
-}
+import { threadKey, type ThreadState } from '../contract/thread-state.js';
+import { UserFacingError, type IncomingMessage, type TurnEvent, type TurnFlag } from '../contract/turn.js';
 
 export interface ThreadStoreLike {
   load(key: string): Promise<ThreadState>;

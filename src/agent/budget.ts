@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
-import type { DataPort, Tenant } from '../data/port.js';
+import type { DataPort, Tenant } from '../contract/data.js';
 import type { Logger } from '../logger.js';
-import { UserFacingError, type IncomingMessage } from './types.js';
+import { UserFacingError, type IncomingMessage } from '../contract/turn.js';
 
 export type BudgetConfig = Pick<Config, 'TOKEN_BUDGET_PER_USER_DAILY' | 'TOKEN_BUDGET_PER_TENANT_MONTHLY'>;
 

@@ -2,11 +2,12 @@ import type { Logger } from '../logger.js';
 import type { Block } from '../reply/model.js';
 import { fenceToolOutput, TOOL_FENCE_NOTE } from '../security/fence.js';
 import type { RateLimits } from '../security/rate-limits.js';
-import type { OfferedTool, ToolRegistry } from '../tools/registry.js';
-import type { OfferContext, ToolContext } from '../tools/tool.js';
-import type { ChatMessage, Completion, LlmClient } from './llm-types.js';
+import type { OfferedTool, ToolRegistry } from './registry.js';
+import type { OfferContext, ToolContext } from '../contract/tool.js';
+import type { ChatMessage, Completion, LlmClient } from '../contract/llm.js';
 import { runToolCall, type ToolRun } from './run-tool.js';
-import type { ToolCallRecord, TurnEvent, Usage } from './types.js';
+import type { LoopResult } from '../contract/extension.js';
+import type { ToolCallRecord, TurnEvent, Usage } from '../contract/turn.js';
 
 export interface LoopLimits {
   maxSteps: number;
@@ -36,17 +37,6 @@ export interface LoopInput {
   requireTerminal?: { nudge: string };
 }
 
-export interface LoopResult {
-  text: string;
-  blocks: Block[];
-  data: Record<string, unknown>;
-  toolCalls: ToolCallRecord[];
-  usage: Usage;
-  /** The messages this turn added after the user's: what the thread history keeps. */
-  added: ChatMessage[];
-  ended: 'answer' | 'terminal' | 'step_cap' | 'no_terminal';
-  terminal?: { tool: string; args: Record<string, unknown> };
-}
 
 const FINAL_NOTE =
   'You have used all the steps and tool calls available for this message. Answer the user now with what you have; say briefly what you could not finish.';

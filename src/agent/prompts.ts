@@ -1,5 +1,5 @@
-import type { Tenant } from '../data/port.js';
-import type { IncomingMessage } from './types.js';
+import type { Tenant } from '../contract/data.js';
+import type { IncomingMessage } from '../contract/turn.js';
 
 /**
  * A tenant's `ai_config` (in its settings, seed 004): how the bot speaks for it. Unknown keys

@@ -1,9 +1,9 @@
 import type { Logger } from '../logger.js';
 import { windowWords, type RateLimits } from '../security/rate-limits.js';
-import { parseArguments, type OfferedTool } from '../tools/registry.js';
-import { ToolError, type ToolContext, type ToolOutput } from '../tools/tool.js';
-import type { AssembledToolCall } from './llm-types.js';
-import type { ToolCallError } from './types.js';
+import { parseArguments, type OfferedTool } from './registry.js';
+import { ToolError, type ToolContext, type ToolOutput } from '../contract/tool.js';
+import type { AssembledToolCall } from '../contract/llm.js';
+import type { ToolCallError } from '../contract/turn.js';
 
 export type ToolRun =
   | { ok: true; args: Record<string, unknown>; output: ToolOutput; latencyMs: number }

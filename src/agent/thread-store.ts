@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { silentLogger, type Logger } from '../logger.js';
 import type { KvStore } from '../state/kv.js';
-import type { ChatMessage } from './llm-types.js';
-import { newThreadState, pruneCache, type ThreadState } from './thread-state.js';
+import type { ChatMessage } from '../contract/llm.js';
+import { newThreadState, pruneCache, type ThreadState } from '../contract/thread-state.js';
 
 export interface ThreadStore {
   /** The saved state, or a fresh one when there is none (or it cannot be read). */

@@ -1,4 +1,4 @@
-import { ALL_FUNCTIONS, sqlType, type SqlFunctionName } from './catalogue.js';
+import { ALL_FUNCTIONS, sqlType, type SqlFunctionName } from '../contract/catalogue.js';
 
 /**
  * Checks a call's arguments against the catalogue before anything reaches SQL: names

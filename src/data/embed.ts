@@ -1,36 +1,10 @@
-import OpenAI from 'openai';
 import { z } from 'zod';
-import type { LlmClient } from '../agent/llm-types.js';
-import type { Config } from '../config.js';
+import type { LlmClient } from '../contract/llm.js';
 import type { Logger } from '../logger.js';
 import type { AdminDataPort } from './rpc-port.js';
 import { missingEmbeddingRow, tenantListRow } from './rows.js';
 
 export type EmbedFn = LlmClient['embed'];
-
-/**
- * Embeddings from the configured OpenAI-compatible endpoint, for the CLIs (the running
- * app passes its LlmClient's `embed` instead). Null when EMBEDDING_MODEL is unset.
- */
-export function openAiEmbedder(config: Config): EmbedFn | null {
-  if (!config.EMBEDDING_MODEL || (!config.OPENAI_API_KEY && !config.OPENAI_BASE_URL)) return null;
-  const model = config.EMBEDDING_MODEL;
-  const client = new OpenAI({
-    apiKey: config.OPENAI_API_KEY ?? 'not-needed',
-    ...(config.OPENAI_BASE_URL ? { baseURL: config.OPENAI_BASE_URL } : {}),
-    timeout: config.OPENAI_TIMEOUT_MS,
-    maxRetries: config.OPENAI_MAX_RETRIES,
-  });
-  // Only the text-embedding-3 family can shorten its vectors on request.
-  const dimensions = model.startsWith('text-embedding-3') ? config.EMBEDDING_DIMENSIONS : undefined;
-  return async (texts, signal) => {
-    const res = await client.embeddings.create(
-      { model, input: texts, ...(dimensions ? { dimensions } : {}) },
-      signal ? { signal } : {},
-    );
-    return [...res.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
-  };
-}
 
 /** What a campaign's embedding is computed from: who, what offer, and the copy itself. */
 export function campaignEmbeddingText(row: z.infer<typeof missingEmbeddingRow>): string {

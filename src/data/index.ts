@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import { seedDemo } from './demo/seed.js';
 import { embedMissing, type EmbedFn } from './embed.js';
 import { migrate, SCHEMA_VERSION } from './migrate.js';
-import type { DataPort, Tenant } from './port.js';
+import type { DataPort, Tenant } from '../contract/data.js';
 import { portOverTransport, toDataError, type AdminDataPort } from './rpc-port.js';
 import { embeddingStatusRow, schemaInfoRow } from './rows.js';
 import { openPglite } from './transports/pglite.js';
@@ -12,15 +12,15 @@ import { sqlRpcTransport } from './transports/sql-rpc.js';
 import { openSupabase } from './transports/supabase.js';
 import type { Transport, TransportKind } from './transports/types.js';
 
-export { DataError, type DataErrorCode, type DataPort, type Tenant } from './port.js';
+export { DataError, type DataErrorCode, type DataPort, type Tenant } from '../contract/data.js';
 export { isAdminPort, type AdminDataPort } from './rpc-port.js';
 export { migrate, loadMigrations, SCHEMA_VERSION } from './migrate.js';
 export { seedDemo } from './demo/seed.js';
 export { DEMO_ANCHOR } from './demo/prng.js';
-export { embedMissing, openAiEmbedder, type EmbedFn } from './embed.js';
+export { embedMissing, type EmbedFn } from './embed.js';
 export { importFile, type ImportResult } from './import/run.js';
 export * as rows from './rows.js';
-export type { ReadFunctionArgs, ReadFunctionName } from './catalogue.js';
+export type { ReadFunctionArgs, ReadFunctionName } from '../contract/catalogue.js';
 
 export interface DataPortOptions {
   /** Embeddings for the demo campaigns of a fresh embedded database (the LlmClient's `embed`). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SqlFunctionName } from './catalogue.js';
+import type { SqlFunctionName } from '../contract/catalogue.js';
 
 /**
  * Zod schemas for the rows each SQL function returns. Every transport returns rows as

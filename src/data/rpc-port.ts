@@ -8,8 +8,8 @@ import {
   type AdminFunctionArgs,
   type AdminFunctionName,
   type SqlFunctionName,
-} from './catalogue.js';
-import { DataError, type DataErrorCode, type DataPort, type Tenant } from './port.js';
+} from '../contract/catalogue.js';
+import { DataError, type DataErrorCode, type DataPort, type Tenant } from '../contract/data.js';
 import { ROW_SCHEMAS, tenantRow, usageTotalsRow } from './rows.js';
 import { sqlStateOf, type RpcOptions, type Transport } from './transports/types.js';
 

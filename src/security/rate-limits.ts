@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
+import type { UserRole } from '../contract/turn.js';
 
 /**
  * Rate limits, by rate-limiter-flexible: on Redis when REDIS_URL is set (every replica counts
@@ -16,8 +17,6 @@ import type { Logger } from '../logger.js';
  * (logged): with its store down the inbox on the same Redis is down too, and refusing every
  * message would only hide that.
  */
-
-export type UserRole = 'guest' | 'member';
 
 export interface ToolLimit {
   guest: number;

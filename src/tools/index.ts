@@ -1,4 +1,3 @@
-import type { AgentExtension } from '../agent/agent.js';
 import type { Config } from '../config.js';
 import { createArtifactTools } from './artifacts/index.js';
 import { createBusinessTools } from './business/index.js';
@@ -6,13 +5,8 @@ import { createCampaignTools } from './campaigns/index.js';
 import { createCompetitorTools } from './competitors/index.js';
 import { createImageTools } from './images/index.js';
 import { createQuoteTools } from './quotes/index.js';
-import type { AnyTool } from './tool.js';
+import type { ToolSet } from '../contract/tool.js';
 import { createWebSearchTools } from './web-search/index.js';
-
-export interface ToolSet {
-  tools: AnyTool[];
-  extensions: AgentExtension[];
-}
 
 /**
  * Every product tool family. Each returns no tools when its provider is not configured

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createConsoleSession } from '../../src/adapters/console/session.js';
-import { defineTool } from '../../src/tools/tool.js';
+import { defineTool } from '../../src/contract/tool.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { testTools } from '../helpers/test-tools.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../src/tools/tool.js';
+import { defineTool } from '../../src/contract/tool.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { collect, errorOf, message, replyOf, sentMessages, sentToolNames, startHarness, type Harness } from '../helpers/harness.js';
 import { testTools } from '../helpers/test-tools.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { countMessageTokens, countTokens, trimHistory } from '../../src/agent/history.js';
-import type { ChatMessage } from '../../src/agent/llm-types.js';
+import { trimHistory } from '../../src/agent/history.js';
+import { countMessageTokens, countTokens } from '../../src/contract/tokens.js';
+import type { ChatMessage } from '../../src/contract/llm.js';
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });
 const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createThreadStore } from '../../src/agent/thread-store.js';
-import { cacheGet, cacheSet, setToolState } from '../../src/agent/thread-state.js';
+import { cacheGet, cacheSet, setToolState } from '../../src/contract/thread-state.js';
 import { createLogger, silentLogger } from '../../src/logger.js';
 import { createKv, createMemoryKv, type KvStore } from '../../src/state/kv.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { hashEmbedder, hashEmbedding } from '../../bench/generate-campaigns.js';
-import type { ReadFunctionName } from '../../src/data/catalogue.js';
+import type { ReadFunctionName } from '../../src/contract/catalogue.js';
 import { embedMissing } from '../../src/data/embed.js';
 import { importRows } from '../../src/data/import/run.js';
 import { DataError, type AdminDataPort, type Tenant } from '../../src/data/index.js';

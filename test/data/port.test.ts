@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { hashEmbedder } from '../../bench/generate-campaigns.js';
 import { captureLogs } from '../helpers/harness.js';
 import { ConfigError, parseConfig } from '../../src/config.js';
-import type { ReadFunctionName } from '../../src/data/catalogue.js';
+import type { ReadFunctionName } from '../../src/contract/catalogue.js';
 import {
   createDataPort,
   dataSourceKind,

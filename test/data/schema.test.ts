@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_FUNCTIONS, ALL_FUNCTIONS, READ_FUNCTIONS, sqlType } from '../../src/data/catalogue.js';
+import { ADMIN_FUNCTIONS, ALL_FUNCTIONS, READ_FUNCTIONS, sqlType } from '../../src/contract/catalogue.js';
 import { loadMigrations, migrate, SCHEMA_VERSION } from '../../src/data/migrate.js';
 import { ROW_SCHEMAS } from '../../src/data/rows.js';
 import { openPglite } from '../../src/data/transports/pglite.js';

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { assembleChunks, type ChunkLike } from '../../src/agent/stream-assembler.js';
+import { assembleChunks, type ChunkLike } from '../../src/provider/stream-assembler.js';
 
 export interface FakeToolCall {
   name: string;

@@ -1,11 +1,11 @@
-import type { AgentExtension } from '../../src/agent/agent.js';
-import type { IncomingMessage, TurnEvent } from '../../src/agent/types.js';
-import type { PlatformAdapter } from '../../src/adapters/adapter.js';
+import type { AgentExtension } from '../../src/contract/extension.js';
+import type { IncomingMessage, TurnEvent } from '../../src/contract/turn.js';
+import type { PlatformAdapter } from '../../src/adapters/platform.js';
 import { createSwitchboard, type Switchboard } from '../../src/app.js';
 import { parseConfig, type Config } from '../../src/config.js';
-import type { DataPort } from '../../src/data/port.js';
+import type { DataPort } from '../../src/contract/data.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import type { AnyTool } from '../../src/tools/tool.js';
+import type { AnyTool } from '../../src/contract/tool.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 
 export interface Harness {

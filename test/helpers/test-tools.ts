@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, ToolError, type AnyTool } from '../../src/tools/tool.js';
+import { defineTool, ToolError, type AnyTool } from '../../src/contract/tool.js';
 
 /** Tools that exist only in tests: they exercise the loop without any product data. */
 export const weatherTool = defineTool({

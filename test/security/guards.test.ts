@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createHttpApp } from '../../src/adapters/http/app.js';
-import { parseArguments } from '../../src/tools/registry.js';
-import { defineTool } from '../../src/tools/tool.js';
+import { parseArguments } from '../../src/agent/registry.js';
+import { defineTool } from '../../src/contract/tool.js';
 import { collect, message, sentMessages, startHarness, type Harness } from '../helpers/harness.js';
 
 const ran: unknown[] = [];

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { createHttpApp } from '../../src/adapters/http/app.js';
 import { detectInjection } from '../../src/security/injection.js';
 import { clean, sanitizeText, stripInvisible } from '../../src/security/sanitize.js';
-import { defineTool } from '../../src/tools/tool.js';
+import { defineTool } from '../../src/contract/tool.js';
 import { sentMessages, startHarness, type Harness } from '../helpers/harness.js';
 
 /** Text written in the invisible tag block (U+E0000–U+E007F): what "ASCII smuggling" hides. */

@@ -8,7 +8,7 @@ import type { APIMessage } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createDiscordAdapter } from '../../src/adapters/discord/index.js';
-import { defineTool } from '../../src/tools/tool.js';
+import { defineTool } from '../../src/contract/tool.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { user } from '../fakes/discord/payloads.js';
 import { settle } from '../adapters/discord/helpers.js';

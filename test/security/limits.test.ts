@@ -13,8 +13,8 @@ import { createHttpApp } from '../../src/adapters/http/app.js';
 import { runToolCall } from '../../src/agent/run-tool.js';
 import { parseConfig } from '../../src/config.js';
 import { createRateLimits, DEFAULT_TOOL_LIMITS, parseToolLimits, rateLimitRedisOptions } from '../../src/security/rate-limits.js';
-import { createToolRegistry } from '../../src/tools/registry.js';
-import { defineTool } from '../../src/tools/tool.js';
+import { createToolRegistry } from '../../src/agent/registry.js';
+import { defineTool } from '../../src/contract/tool.js';
 import { captureLogs, message, sentMessages, startHarness, type Harness } from '../helpers/harness.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Agent } from '../../agent/agent.js';
-import type { IncomingMessage } from '../../agent/types.js';
+import type { IncomingMessage } from '../../contract/turn.js';
 import type { Button, Reply } from '../../reply/model.js';
 import { renderPlainText, replyButtons } from '../../reply/plain-text.js';
 import { parseTypedCommand } from '../typed-command.js';

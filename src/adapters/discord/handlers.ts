@@ -15,7 +15,7 @@ import {
   type Message,
 } from 'discord.js';
 import type { Agent } from '../../agent/agent.js';
-import type { IncomingMessage } from '../../agent/types.js';
+import type { IncomingMessage } from '../../contract/turn.js';
 import type { Logger } from '../../logger.js';
 import { metrics } from '../../metrics.js';
 import type { KvStore } from '../../state/kv.js';

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { Events, type Client } from 'discord.js';
 import type { Switchboard } from '../../app.js';
 import { ConfigError } from '../../config.js';
-import type { PlatformAdapter } from '../adapter.js';
+import type { PlatformAdapter } from '../platform.js';
 import { apiBase, createDiscordClient, planShards } from './client.js';
 import { createActionStore } from './custom-id.js';
 import { createHandlers } from './handlers.js';

@@ -1,5 +1,5 @@
 import { cleanContent, type ChatInputCommandInteraction, type Message } from 'discord.js';
-import type { IncomingMessage, UserRole } from '../../agent/types.js';
+import type { IncomingMessage, UserRole } from '../../contract/turn.js';
 import type { ButtonAction } from './custom-id.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Agent } from '../../agent/agent.js';
-import type { IncomingMessage, TurnEvent } from '../../agent/types.js';
+import type { IncomingMessage, TurnEvent } from '../../contract/turn.js';
 import type { Logger } from '../../logger.js';
 import { replyButtons } from '../../reply/plain-text.js';
 import { untilAborted } from '../../turns/index.js';

@@ -1,11 +1,11 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import type { DataPort } from '../../data/port.js';
+import type { DataPort } from '../../contract/data.js';
 import type { Logger } from '../../logger.js';
 import { enableDefaultMetrics, registry } from '../../metrics.js';
 import type { KvStore } from '../../state/kv.js';
 import type { Inbox } from '../../turns/index.js';
-import type { PlatformAdapter } from '../adapter.js';
+import type { PlatformAdapter } from '../platform.js';
 
 export interface OpsDeps {
   data: DataPort;

@@ -1,6 +1,6 @@
 import { Assistant, type App, type Context, type webApi } from '@slack/bolt';
 import type { Agent } from '../../agent/agent.js';
-import type { IncomingMessage } from '../../agent/types.js';
+import type { IncomingMessage } from '../../contract/turn.js';
 import type { Logger } from '../../logger.js';
 import { INBOX_UNAVAILABLE_TEXT as UNAVAILABLE, THREAD_QUEUE_FULL_TEXT, untilAborted, type AddResult, type Delivery, type Inbox } from '../../turns/index.js';
 import { greetingMessage, SUGGESTED_PROMPTS, SUGGESTED_PROMPTS_TITLE, threadTitle } from './assistant-copy.js';

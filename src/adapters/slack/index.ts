@@ -3,7 +3,7 @@ import { App, HTTPReceiver, SocketModeReceiver, webApi } from '@slack/bolt';
 import type { Switchboard } from '../../app.js';
 import { isAdminPort } from '../../data/rpc-port.js';
 import { metrics } from '../../metrics.js';
-import type { PlatformAdapter } from '../adapter.js';
+import type { PlatformAdapter } from '../platform.js';
 import { boltLogger } from './bolt-logger.js';
 import { createSlackRoles } from './user-roles.js';
 import { registerHandlers } from './handlers.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { IncomingMessage } from '../../agent/types.js';
+import type { IncomingMessage } from '../../contract/turn.js';
 import { slackToPlain } from './text.js';
 
 /**

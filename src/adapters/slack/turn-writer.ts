@@ -1,5 +1,5 @@
 import type { types, webApi } from '@slack/bolt';
-import type { TurnEvent } from '../../agent/types.js';
+import type { TurnEvent } from '../../contract/turn.js';
 import type { Logger } from '../../logger.js';
 import type { Reply } from '../../reply/model.js';
 import { SLACK_LIMITS as L } from './limits.js';

@@ -1,6 +1,6 @@
 import type { webApi } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
-import type { UserRole } from '../../agent/types.js';
+import type { UserRole } from '../../contract/turn.js';
 import type { Logger } from '../../logger.js';
 import { slackErrorCode } from './slack-errors.js';
 

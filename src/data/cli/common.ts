@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { exitOnConfigError, loadConfig, type Config } from '../../config.js';
 import { createLogger, type Logger } from '../../logger.js';
-import { DataError } from '../port.js';
+import { DataError } from '../../contract/data.js';
 
 /** Config and a logger that writes to stderr, so stdout carries only the CLI's report. */
 export function cliSetup(): { config: Config; log: Logger } {

@@ -4,7 +4,8 @@
  * Computes embeddings for every campaign that lacks one, with the configured
  * OpenAI-compatible endpoint (EMBEDDING_MODEL, EMBEDDING_DIMENSIONS).
  */
-import { embedMissing, openAiEmbedder } from '../embed.js';
+import { createEmbedder } from '../../provider/openai.js';
+import { embedMissing } from '../embed.js';
 import { openDataPort } from '../index.js';
 import { tenantListRow } from '../rows.js';
 import { cliSetup, fail, parseArgs } from './common.js';
@@ -12,7 +13,7 @@ import { cliSetup, fail, parseArgs } from './common.js';
 async function main(): Promise<number> {
   const { options } = parseArgs(process.argv.slice(2));
   const { config, log } = cliSetup();
-  const embed = openAiEmbedder(config);
+  const embed = createEmbedder(config);
   if (!embed) {
     console.error('No embedding endpoint: set EMBEDDING_MODEL and OPENAI_API_KEY (or OPENAI_BASE_URL for a local server).');
     return 2;

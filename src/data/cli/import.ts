@@ -4,7 +4,8 @@
  * Validates every row, reports each bad one by line, and imports nothing unless all are
  * good (one transaction). Re-importing the same file changes nothing.
  */
-import { openAiEmbedder, embedMissing } from '../embed.js';
+import { createEmbedder } from '../../provider/openai.js';
+import { embedMissing } from '../embed.js';
 import { importFile } from '../import/run.js';
 import { IMPORT_TABLES, tableColumns, tableSchema } from '../import/tables.js';
 import { openDataPort } from '../index.js';
@@ -52,7 +53,7 @@ async function main(): Promise<number> {
         `${result.inserted} new, ${result.updated} updated, ${result.unchanged} unchanged.`,
     );
     if (table === 'campaigns' && !options.has('no-embed')) {
-      const embed = openAiEmbedder(config);
+      const embed = createEmbedder(config);
       if (!port.vectorsAvailable) console.log('pgvector is not installed here: campaigns are searchable by full text only.');
       else if (!embed) console.log('No EMBEDDING_MODEL configured: run `npm run db:embed` later for semantic search.');
       else console.log(`Embedded ${await embedMissing(port, embed, { tenantId: tenant.id, log })} campaign(s).`);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { DataError } from '../port.js';
+import { DataError } from '../../contract/data.js';
 import type { AdminDataPort } from '../rpc-port.js';
 import { z } from 'zod';
 import { importCommitRow } from '../rows.js';

@@ -1,4 +1,4 @@
-import { ALL_FUNCTIONS, sqlType, type SqlFunctionName } from '../catalogue.js';
+import { ALL_FUNCTIONS, sqlType, type SqlFunctionName } from '../../contract/catalogue.js';
 import { sqlStateOf, TransportError, type SqlClient, type Transport, type TransportKind } from './types.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { SqlFunctionName } from '../catalogue.js';
+import type { SqlFunctionName } from '../../contract/catalogue.js';
 
 export type TransportKind = 'pglite' | 'postgres' | 'supabase';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
-import type { ToolSet } from '../index.js';
-import { defineTool, ToolError, type ToolOutput } from '../tool.js';
+import type { ToolSet } from '../../contract/tool.js';
+import { defineTool, ToolError, type ToolOutput } from '../../contract/tool.js';
 import { fileSlug } from './file-name.js';
 import { ARTIFACT_FILES, ARTIFACT_TYPES, checkArtifact } from './validate.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { availabilityRow } from '../../data/rows.js';
-import { defineTool, ToolError } from '../tool.js';
+import { defineTool, ToolError } from '../../contract/tool.js';
 import { formatMinutes } from './format.js';
 import { troubleOutput } from './lookup.js';
 import { cacheKey, hasBusiness, loadServices, scopeArgs, type BusinessEnv } from './scope.js';

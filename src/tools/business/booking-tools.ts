@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { bookingRow } from '../../data/rows.js';
 import type { Field } from '../../reply/model.js';
-import { defineTool, ToolError, type ToolOutput } from '../tool.js';
+import { defineTool, ToolError, type ToolOutput } from '../../contract/tool.js';
 import { capitalize, formatLocal, formatMinutes, formatPrice, phoneDigits } from './format.js';
 import { troubleOutput } from './lookup.js';
 import { cacheKey, hasBusiness, scopeArgs, type BusinessEnv } from './scope.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, type ToolContext } from '../tool.js';
+import { defineTool, type ToolContext } from '../../contract/tool.js';
 import { formatMinutes, formatPrice, hoursByDay } from './format.js';
 import { troubleOutput, type LookupResult } from './lookup.js';
 import { hasBusiness, loadHours, loadProfile, loadServices, type BusinessEnv } from './scope.js';

@@ -1,4 +1,4 @@
-import type { OfferContext } from '../tool.js';
+import type { OfferContext } from '../../contract/tool.js';
 import { formatMinutes, hoursByDay } from './format.js';
 import { hasBusiness, loadHours, loadProfile, loadServices, type BusinessEnv } from './scope.js';
 

@@ -1,6 +1,6 @@
 import type { Config } from '../../config.js';
-import type { ToolSet } from '../index.js';
-import { ToolError, type AnyTool } from '../tool.js';
+import type { ToolSet } from '../../contract/tool.js';
+import { ToolError, type AnyTool } from '../../contract/tool.js';
 import { createAvailabilityTool } from './availability-tool.js';
 import { createBookingTools } from './booking-tools.js';
 import { createCatalogueTools } from './catalogue-tools.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { faqRow, policyRow } from '../../data/rows.js';
 import type { Card } from '../../reply/model.js';
-import { defineTool, type ToolOutput } from '../tool.js';
+import { defineTool, type ToolOutput } from '../../contract/tool.js';
 import { topicLabel } from './format.js';
 import { troubleOutput, type LookupResult } from './lookup.js';
 import { cacheKey, hasBusiness, scopeArgs, type BusinessEnv } from './scope.js';

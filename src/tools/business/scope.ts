@@ -1,6 +1,6 @@
-import type { Tenant } from '../../data/port.js';
+import type { Tenant } from '../../contract/data.js';
 import { businessRow, serviceRow, workingHoursRow } from '../../data/rows.js';
-import type { OfferContext } from '../tool.js';
+import type { OfferContext } from '../../contract/tool.js';
 import type { BusinessLookups, LookupResult } from './lookup.js';
 
 /** What every business tool shares: the lookup runner and how long results stay fresh. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { DataError } from '../../data/port.js';
+import { DataError } from '../../contract/data.js';
 import { takenMessageRow } from '../../data/rows.js';
-import { defineTool } from '../tool.js';
+import { defineTool } from '../../contract/tool.js';
 import { hasBusiness, scopeArgs, type BusinessEnv } from './scope.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ActionResult, AgentExtension, TurnScope } from '../../agent/agent.js';
+import type { ActionResult, AgentExtension, TurnScope } from '../../contract/extension.js';
 import type { Reply } from '../../reply/model.js';
 import { CLEAR_ACTION, MORE_ACTION, PAGE_SIZE, campaignPage } from './cards.js';
 import { describeFilters, isEmpty } from './filters.js';

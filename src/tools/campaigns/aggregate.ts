@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { aggregationRow } from '../../data/rows.js';
-import { defineTool, ToolError, type AnyTool } from '../tool.js';
+import { defineTool, ToolError, type AnyTool } from '../../contract/tool.js';
 import { loadFacets, resolveFilterValues } from './facets.js';
 import { LIST_DIMENSIONS, describeFilters, detectedFilters, mergeFilters, toSqlArgs } from './filters.js';
 import { filterInput } from './input.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { LlmError } from '../../agent/llm-types.js';
-import { cacheGet, cacheSet } from '../../agent/thread-state.js';
-import type { ToolContext } from '../tool.js';
+import { LlmError } from '../../contract/llm.js';
+import { cacheGet, cacheSet } from '../../contract/thread-state.js';
+import type { ToolContext } from '../../contract/tool.js';
 
 /**
  * The query's embedding for semantic search, cached in the thread (a follow-up such as

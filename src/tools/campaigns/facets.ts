@@ -1,6 +1,6 @@
-import { cacheGet, cacheSet } from '../../agent/thread-state.js';
+import { cacheGet, cacheSet } from '../../contract/thread-state.js';
 import { campaignFacetRow } from '../../data/rows.js';
-import type { OfferContext } from '../tool.js';
+import type { OfferContext } from '../../contract/tool.js';
 import { LIST_DIMENSIONS, type CampaignFilters, type ListDimension } from './filters.js';
 import { cleanText } from './query-text.js';
 

@@ -1,4 +1,4 @@
-import type { ReadFunctionArgs } from '../../data/catalogue.js';
+import type { ReadFunctionArgs } from '../../contract/catalogue.js';
 import { isNoDate, parseDateRange, type DateBounds } from './date-range.js';
 
 /**

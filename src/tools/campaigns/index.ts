@@ -1,5 +1,5 @@
 import type { Config } from '../../config.js';
-import type { ToolSet } from '../index.js';
+import type { ToolSet } from '../../contract/tool.js';
 import { campaignActions } from './actions.js';
 import { campaignTools } from './tools.js';
 

@@ -1,4 +1,4 @@
-import { countTokens } from '../../agent/history.js';
+import { countTokens } from '../../contract/tokens.js';
 import type { CampaignRow } from '../../data/rows.js';
 import { clip } from './query-text.js';
 

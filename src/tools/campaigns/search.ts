@@ -1,6 +1,6 @@
-import { DataError } from '../../data/port.js';
+import { DataError } from '../../contract/data.js';
 import { campaignRow, embeddingStatusRow, semanticCampaignRow, textCampaignRow } from '../../data/rows.js';
-import { ToolError, type ToolContext, type ToolOutput } from '../tool.js';
+import { ToolError, type ToolContext, type ToolOutput } from '../../contract/tool.js';
 import { campaignPage } from './cards.js';
 import { embedQuery } from './embedding.js';
 import { loadFacets, resolveFilterValues, type ResolvedFilters } from './facets.js';

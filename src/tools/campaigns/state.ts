@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { ThreadState } from '../../agent/thread-state.js';
+import type { ThreadState } from '../../contract/thread-state.js';
 import { campaignRow } from '../../data/rows.js';
 import type { CampaignFilters } from './filters.js';
 import type { Campaign } from './result.js';

@@ -1,5 +1,5 @@
-import type { AnyTool, OfferContext } from '../tool.js';
-import { defineTool } from '../tool.js';
+import type { AnyTool, OfferContext } from '../../contract/tool.js';
+import { defineTool } from '../../contract/tool.js';
 import { aggregateTool } from './aggregate.js';
 import { describeFilters, isEmpty } from './filters.js';
 import { DEFAULT_LIMIT, filterInput, fullTextInput, semanticInput } from './input.js';

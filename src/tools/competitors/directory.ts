@@ -1,5 +1,5 @@
 import { competitorIdRow } from '../../data/rows.js';
-import type { OfferContext } from '../tool.js';
+import type { OfferContext } from '../../contract/tool.js';
 import { createTenantCache } from './tenant-cache.js';
 
 /** What the tool needs to know about a competitor before fetching it: no description. */

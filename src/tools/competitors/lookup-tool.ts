@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { ThreadState } from '../../agent/thread-state.js';
+import type { ThreadState } from '../../contract/thread-state.js';
 import { competitorRow } from '../../data/rows.js';
-import { defineTool, ToolError, type OfferContext } from '../tool.js';
+import { defineTool, ToolError, type OfferContext } from '../../contract/tool.js';
 import type { CompetitorDirectory, CompetitorEntry } from './directory.js';
 import { competitorContext, formatChars, namesNotInIds, renderCompetitorCard } from './render.js';
 import { fetchedCompetitors, storeFetchedCompetitor } from './state.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { setToolState, type ThreadState } from '../../agent/thread-state.js';
+import { setToolState, type ThreadState } from '../../contract/thread-state.js';
 
 /** The thread-state key of this tool family. */
 export const COMPETITORS_FAMILY = 'competitors';

@@ -1,6 +1,6 @@
-import OpenAI, { APIError } from 'openai';
+import { APIError, type OpenAI } from 'openai';
 import type { ImageGenerateParamsNonStreaming } from 'openai/resources/images';
-import { toLlmError } from '../../agent/llm.js';
+import { openAIClient, toLlmError } from '../../provider/openai.js';
 import type { Config } from '../../config.js';
 import { sniffImage, type ImageKind } from './sniff.js';
 
@@ -45,8 +45,6 @@ export class ImageError extends Error {
   }
 }
 
-const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-const PLACEHOLDER_API_KEY = 'not-needed';
 /** A provider answering with a URL rather than bytes: we fetch it, but not without limit. */
 const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024;
 
@@ -56,16 +54,13 @@ const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024;
  */
 export function createImageClient(config: ImageConfig): ImageClient {
   const separate = Boolean(config.IMAGE_BASE_URL);
-  const apiKey = (separate ? config.IMAGE_API_KEY : (config.IMAGE_API_KEY ?? config.OPENAI_API_KEY)) ?? PLACEHOLDER_API_KEY;
-  const baseURL = config.IMAGE_BASE_URL ?? config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL;
   const api = imageApiFor(config);
-  const openai = new OpenAI({
-    apiKey,
-    baseURL,
-    timeout: config.OPENAI_TIMEOUT_MS,
+  // Failures are mapped and logged by the tool; the SDK's own console output is not wanted (no log).
+  const { openai, apiKey, baseURL } = openAIClient({
+    apiKey: separate ? config.IMAGE_API_KEY : (config.IMAGE_API_KEY ?? config.OPENAI_API_KEY),
+    baseURL: config.IMAGE_BASE_URL ?? config.OPENAI_BASE_URL,
+    timeoutMs: config.OPENAI_TIMEOUT_MS,
     maxRetries: config.OPENAI_MAX_RETRIES,
-    // Failures are mapped and logged by the tool; the SDK's own console output is not wanted.
-    logLevel: 'off',
   });
   const model = config.IMAGE_MODEL;
 

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import { fileSlug } from '../artifacts/file-name.js';
-import type { ToolSet } from '../index.js';
-import { defineTool, ToolError } from '../tool.js';
+import type { ToolSet } from '../../contract/tool.js';
+import { defineTool, ToolError } from '../../contract/tool.js';
 import { createImageClient, ImageError, type GeneratedImage } from './client.js';
 
 export { createImageClient, imageParams, ImageError, type GeneratedImage, type ImageClient } from './client.js';

@@ -1,5 +1,5 @@
-import type { ThreadState } from '../../agent/thread-state.js';
-import { defineTool, ToolError, type OfferContext, type ToolContext, type ToolOutput } from '../tool.js';
+import type { ThreadState } from '../../contract/thread-state.js';
+import { defineTool, ToolError, type OfferContext, type ToolContext, type ToolOutput } from '../../contract/tool.js';
 import { checkCalc, checkPrice, checkTable, statedMarkup } from './check.js';
 import { MODE_OF, pendingRequest } from './mode-state.js';
 import { EMIT_TOOL } from './prompts.js';

@@ -1,5 +1,5 @@
 import type { Config } from '../../config.js';
-import type { ToolSet } from '../index.js';
+import type { ToolSet } from '../../contract/tool.js';
 import { emitTools } from './emit-tools.js';
 import { quoteExtension } from './modes.js';
 import { createCatalogueCheck, createProductTools } from './product-tools.js';

@@ -1,4 +1,4 @@
-import type { ThreadState } from '../../agent/thread-state.js';
+import type { ThreadState } from '../../contract/thread-state.js';
 import type { QuoteStep } from './state.js';
 
 /**

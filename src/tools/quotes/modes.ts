@@ -1,6 +1,6 @@
-import type { ActionResult, AgentExtension, ModeDefinition, TurnScope } from '../../agent/agent.js';
-import type { LoopResult } from '../../agent/loop.js';
-import { UserFacingError } from '../../agent/types.js';
+import type { ActionResult, AgentExtension, ModeDefinition, TurnScope } from '../../contract/extension.js';
+import type { LoopResult } from '../../contract/extension.js';
+import { UserFacingError } from '../../contract/turn.js';
 import type { Config } from '../../config.js';
 import { enterStep, leaveMode, MODE_OF, parseStep, pendingQuestions, pendingRequest, STEPS } from './mode-state.js';
 import { EMIT_TOOL, modeSystemPrompt } from './prompts.js';

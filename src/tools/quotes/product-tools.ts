@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { DataError } from '../../data/port.js';
+import { DataError } from '../../contract/data.js';
 import { materialPriceRow, productRow, supplierComparisonRow } from '../../data/rows.js';
-import { defineTool, ToolError, type OfferContext, type ToolContext } from '../tool.js';
+import { defineTool, ToolError, type OfferContext, type ToolContext } from '../../contract/tool.js';
 import { money, num, quantity } from './format.js';
 import { MODE_OF } from './mode-state.js';
 import { FORMS } from './schemas.js';

@@ -1,4 +1,4 @@
-import type { TurnScope } from '../../agent/agent.js';
+import type { TurnScope } from '../../contract/extension.js';
 import { pendingQuestions, pendingRequest } from './mode-state.js';
 import { describeMaterial, describeSize, describeSpecs, money, num, plural, quantity } from './format.js';
 import { quoteState, type CalcDraft, type Offer, type PriceDraft, type QuoteStep } from './state.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, type OfferContext } from '../tool.js';
+import { defineTool, type OfferContext } from '../../contract/tool.js';
 import { enterStep } from './mode-state.js';
 
 /**

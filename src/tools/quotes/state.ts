@@ -1,4 +1,4 @@
-import { getToolState, type ThreadState } from '../../agent/thread-state.js';
+import { getToolState, type ThreadState } from '../../contract/thread-state.js';
 import type { CalcItem, PriceResult } from './schemas.js';
 
 /**

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { cacheGet, cacheSet } from '../../agent/thread-state.js';
+import { cacheGet, cacheSet } from '../../contract/thread-state.js';
 import type { Config } from '../../config.js';
-import type { ToolSet } from '../index.js';
-import { defineTool, ToolError, type ToolContext } from '../tool.js';
+import type { ToolSet } from '../../contract/tool.js';
+import { defineTool, ToolError, type ToolContext } from '../../contract/tool.js';
 import { citationsBlock, fenceResults } from './fence.js';
 import { rewriteSearchQuery, type RewrittenQuery } from './rewrite.js';
 import { createTavilyClient, WebSearchError, type WebResult, type WebSearchClient } from './tavily.js';

@@ -1,4 +1,4 @@
-import { LlmError, type ChatMessage, type LlmClient } from '../../agent/llm-types.js';
+import { LlmError, type ChatMessage, type LlmClient } from '../../contract/llm.js';
 
 /**
  * Query rewriting: a conversational question becomes a search-engine query before it goes

@@ -1,8 +1,8 @@
 import { MessageFlags, type APIMessage } from 'discord.js';
 import { z } from 'zod';
-import type { AgentExtension } from '../../../src/agent/agent.js';
+import type { AgentExtension } from '../../../src/contract/extension.js';
 import type { Reply } from '../../../src/reply/model.js';
-import { defineTool } from '../../../src/tools/tool.js';
+import { defineTool } from '../../../src/contract/tool.js';
 import type { FakeDiscord, RecordedCall } from '../../fakes/discord/index.js';
 
 /** A suggestion longer than a custom_id can carry: it must travel through the kv store. */

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { invalidBlockPayloads } from '../../fakes/slack/block-kit.js';
 import { z } from 'zod';
 import { createSlackAdapter } from '../../../src/adapters/slack/index.js';
-import { defineTool } from '../../../src/tools/tool.js';
+import { defineTool } from '../../../src/contract/tool.js';
 import { testTools } from '../../helpers/test-tools.js';
 import { BOT_USER, eventBody, fixture, freshTs, mention, postCommand, postEvent, postInteraction, sign, startSlackRig, type SlackRig } from './setup.js';
 

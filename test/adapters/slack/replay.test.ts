@@ -5,7 +5,7 @@
  */
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TurnEvent } from '../../../src/agent/types.js';
+import type { TurnEvent } from '../../../src/contract/turn.js';
 import { postsOfEarlierRun } from '../../../src/adapters/slack/thread-poster.js';
 import { TurnWriter } from '../../../src/adapters/slack/turn-writer.js';
 import { silentLogger } from '../../../src/logger.js';

@@ -5,13 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { randomInt } from 'node:crypto';
-import type { AgentExtension } from '../../../src/agent/agent.js';
-import type { PlatformAdapter } from '../../../src/adapters/adapter.js';
+import type { AgentExtension } from '../../../src/contract/extension.js';
+import type { PlatformAdapter } from '../../../src/adapters/platform.js';
 import { createHttpApp } from '../../../src/adapters/http/app.js';
 import { startHttpServer, type RunningServer } from '../../../src/adapters/http/server.js';
 import { createSlackAdapter } from '../../../src/adapters/slack/index.js';
-import type { DataPort } from '../../../src/data/port.js';
-import type { AnyTool } from '../../../src/tools/tool.js';
+import type { DataPort } from '../../../src/contract/data.js';
+import type { AnyTool } from '../../../src/contract/tool.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
 import { postCommand, postEvent, postInteraction, type SignOptions } from '../../fakes/slack/signing.js';
 import { startFakeSlack, type FakeSlack } from '../../fakes/slack/web-api.js';

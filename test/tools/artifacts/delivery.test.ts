@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createConsoleSession } from '../../../src/adapters/console/session.js';
 import { createHttpApp } from '../../../src/adapters/http/app.js';
 import { startHttpServer, type RunningServer } from '../../../src/adapters/http/server.js';
-import type { TurnEvent } from '../../../src/agent/types.js';
+import type { TurnEvent } from '../../../src/contract/turn.js';
 import { createArtifactTools } from '../../../src/tools/artifacts/index.js';
 import { collect, message, replyOf, startHarness, type Harness } from '../../helpers/harness.js';
 import { unfence } from '../../helpers/fence.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkArtifact, createArtifactTools, fileSlug, MAX_CODE_CHARS, previewOf } from '../../../src/tools/artifacts/index.js';
-import { toolParameters } from '../../../src/tools/json-schema.js';
-import { parseArguments } from '../../../src/tools/registry.js';
+import { toolParameters } from '../../../src/agent/json-schema.js';
+import { parseArguments } from '../../../src/agent/registry.js';
 import { geminiViolations, openAiStrictViolations } from '../../helpers/schema-rules.js';
 
 const [tool] = createArtifactTools().tools;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { IncomingMessage } from '../../../src/agent/types.js';
+import type { IncomingMessage } from '../../../src/contract/turn.js';
 import type { AdminDataPort } from '../../../src/data/index.js';
 import { createBusinessTools, TROUBLE_MESSAGE } from '../../../src/tools/business/index.js';
-import { toolSpec } from '../../../src/tools/registry.js';
+import { toolSpec } from '../../../src/agent/registry.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
 import { openPgliteTestPort, testConfig } from '../../helpers/db.js';
 import { collect, message, replyOf, sentToolNames, startHarness, type Harness } from '../../helpers/harness.js';

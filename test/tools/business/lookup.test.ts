@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { newThreadState } from '../../../src/agent/thread-state.js';
-import { DataError, type DataPort } from '../../../src/data/port.js';
+import { newThreadState } from '../../../src/contract/thread-state.js';
+import { DataError, type DataPort } from '../../../src/contract/data.js';
 import { createBusinessLookups, type LookupRequest } from '../../../src/tools/business/lookup.js';
 import { captureLogs } from '../../helpers/harness.js';
 

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { hashEmbedding } from '../../../bench/generate-campaigns.js';
-import { countTokens } from '../../../src/agent/history.js';
+import { countTokens } from '../../../src/contract/tokens.js';
 import * as rows from '../../../src/data/rows.js';
 import { renderPlainText } from '../../../src/reply/plain-text.js';
 import { TEST_DIMENSIONS } from '../../helpers/db.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hashEmbedder, hashEmbedding } from '../../../bench/generate-campaigns.js';
-import type { IncomingMessage, TurnEvent } from '../../../src/agent/types.js';
+import type { IncomingMessage, TurnEvent } from '../../../src/contract/turn.js';
 import { DEMO_ANCHOR } from '../../../src/data/demo/prng.js';
 import { embedMissing } from '../../../src/data/embed.js';
 import { importRows } from '../../../src/data/import/run.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { countTokens } from '../../../src/agent/history.js';
-import { parseArguments, toolSpec } from '../../../src/tools/registry.js';
+import { countTokens } from '../../../src/contract/tokens.js';
+import { parseArguments, toolSpec } from '../../../src/agent/registry.js';
 import { campaignCard, campaignPage } from '../../../src/tools/campaigns/cards.js';
 import { parseDateRange } from '../../../src/tools/campaigns/date-range.js';
 import { resolveFilterValues } from '../../../src/tools/campaigns/facets.js';

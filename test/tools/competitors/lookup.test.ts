@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AdminDataPort } from '../../../src/data/index.js';
 import { competitorRow } from '../../../src/data/rows.js';
-import type { ToolSpec } from '../../../src/agent/llm-types.js';
-import { newThreadState } from '../../../src/agent/thread-state.js';
+import type { ToolSpec } from '../../../src/contract/llm.js';
+import { newThreadState } from '../../../src/contract/thread-state.js';
 import { silentLogger } from '../../../src/logger.js';
 import { createCompetitorTools } from '../../../src/tools/competitors/index.js';
 import { storeFetchedCompetitor } from '../../../src/tools/competitors/state.js';
-import { createToolRegistry, toolSpec } from '../../../src/tools/registry.js';
+import { createToolRegistry, toolSpec } from '../../../src/agent/registry.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
 import { openPgliteTestPort, testConfig } from '../../helpers/db.js';
 import { captureLogs, collect, message, replyOf, sentToolNames, startHarness, type Harness } from '../../helpers/harness.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkCalc, checkPrice, checkTable, statedMarkup } from '../../../src/tools/quotes/check.js';
 import type { PriceResult, TableResult } from '../../../src/tools/quotes/schemas.js';
-import { newThreadState } from '../../../src/agent/thread-state.js';
+import { newThreadState } from '../../../src/contract/thread-state.js';
 import { quoteState, saveCalc, savePrice, saveTable, type Offer, type PriceDraft } from '../../../src/tools/quotes/state.js';
 import { calcArgs } from './helpers.js';
 

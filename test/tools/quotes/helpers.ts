@@ -1,4 +1,4 @@
-import type { IncomingMessage, TurnEvent } from '../../../src/agent/types.js';
+import type { IncomingMessage, TurnEvent } from '../../../src/contract/turn.js';
 import { parseConfig } from '../../../src/config.js';
 import { materialPriceRow } from '../../../src/data/rows.js';
 import type { Button, Reply } from '../../../src/reply/model.js';

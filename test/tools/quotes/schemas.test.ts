@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { toolParameters } from '../../../src/tools/json-schema.js';
-import { parseArguments } from '../../../src/tools/registry.js';
+import { toolParameters } from '../../../src/agent/json-schema.js';
+import { parseArguments } from '../../../src/agent/registry.js';
 import { calcResult, priceResult, tableResult } from '../../../src/tools/quotes/schemas.js';
 import { geminiViolations, openAiStrictViolations } from '../../helpers/schema-rules.js';
 import { calcArgs, quoteTools } from './helpers.js';

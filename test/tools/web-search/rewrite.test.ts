@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLlmClient } from '../../../src/agent/llm.js';
-import type { LlmClient } from '../../../src/agent/llm-types.js';
+import { createLlmClient } from '../../../src/provider/openai.js';
+import type { LlmClient } from '../../../src/contract/llm.js';
 import { parseConfig } from '../../../src/config.js';
 import { silentLogger } from '../../../src/logger.js';
 import { cleanModelQuery, rewriteSearchQuery, skipReason } from '../../../src/tools/web-search/index.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { stripNulls, toolParameters } from '../../src/tools/json-schema.js';
-import { parseArguments } from '../../src/tools/registry.js';
+import { stripNulls, toolParameters } from '../../src/agent/json-schema.js';
+import { parseArguments } from '../../src/agent/registry.js';
 import { geminiViolations, openAiStrictViolations } from '../helpers/schema-rules.js';
 
 const sample = z.object({

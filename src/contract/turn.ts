@@ -1,7 +1,7 @@
 import type { Reply } from '../reply/model.js';
-import type { UserRole } from '../security/rate-limits.js';
 
-export type { UserRole };
+/** Guests get the lower tool limits (see src/security/rate-limits.ts). */
+export type UserRole = 'guest' | 'member';
 
 export type Platform = 'slack' | 'discord' | 'http' | 'console';
 

@@ -4,8 +4,8 @@ import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
-import { buildChatParams, createLlmClient } from '../../src/agent/llm.js';
-import { LlmError, type Completion, type CompletionRequest, type LlmClient, type ToolSpec } from '../../src/agent/llm-types.js';
+import { buildChatParams, createLlmClient } from '../../src/provider/openai.js';
+import { LlmError, type Completion, type CompletionRequest, type LlmClient, type ToolSpec } from '../../src/contract/llm.js';
 import {
   DEFAULT_EMBEDDING_DIMENSIONS,
   hashEmbedding,

@@ -8,7 +8,7 @@ import OpenAI, {
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { requireLlm, type Config } from '../config.js';
 import { scrubSecrets, type Logger } from '../logger.js';
-import { LlmError, type Completion, type CompletionRequest, type LlmClient } from './llm-types.js';
+import { LlmError, type Completion, type CompletionRequest, type LlmClient } from '../contract/llm.js';
 import { StreamAssembler } from './stream-assembler.js';
 
 const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -19,22 +19,36 @@ const EMBEDDING_BATCH_SIZE = 96;
 
 type OpenAILogger = NonNullable<ClientOptions['logger']>;
 
+/**
+ * The one place an OpenAI SDK client is made (chat, embeddings, images): the base URL and key
+ * always explicit, so the SDK never falls back to process.env behind the config's back; a
+ * placeholder key for local servers; its log lines through ours with the key scrubbed, or off.
+ */
+export function openAIClient(opts: {
+  apiKey?: string;
+  baseURL?: string;
+  timeoutMs: number;
+  maxRetries: number;
+  /** Where the SDK's warnings go; without it the SDK is silent (the caller maps and logs failures). */
+  log?: Logger;
+}): { openai: OpenAI; apiKey: string; baseURL: string; fail: (err: unknown) => LlmError } {
+  const apiKey = opts.apiKey ?? PLACEHOLDER_API_KEY;
+  const baseURL = opts.baseURL ?? OPENAI_DEFAULT_BASE_URL;
+  const openai = new OpenAI({
+    apiKey,
+    baseURL,
+    timeout: opts.timeoutMs,
+    maxRetries: opts.maxRetries,
+    ...(opts.log ? { logger: sdkLogger(opts.log, apiKey), logLevel: 'warn' as const } : { logLevel: 'off' as const }),
+  });
+  return { openai, apiKey, baseURL, fail: (err) => toLlmError(err, { apiKey, baseURL }) };
+}
+
 /** An OpenAI-compatible chat and embeddings client. Throws a ConfigError when no LLM is configured. */
 export function createLlmClient(config: Config, log: Logger): LlmClient {
   requireLlm(config);
-  const apiKey = config.OPENAI_API_KEY ?? PLACEHOLDER_API_KEY;
-  const baseURL = config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL;
   const llmLog = log.child({ component: 'llm' });
-  const openai = new OpenAI({
-    apiKey,
-    // Explicit, so the SDK never falls back to process.env behind the config's back.
-    baseURL,
-    timeout: config.OPENAI_TIMEOUT_MS,
-    maxRetries: config.OPENAI_MAX_RETRIES,
-    logger: sdkLogger(llmLog, apiKey),
-    logLevel: 'warn',
-  });
-  const fail = (err: unknown): LlmError => toLlmError(err, { apiKey, baseURL });
+  const { openai, fail } = openAIClient({ apiKey: config.OPENAI_API_KEY, baseURL: config.OPENAI_BASE_URL, timeoutMs: config.OPENAI_TIMEOUT_MS, maxRetries: config.OPENAI_MAX_RETRIES, log: llmLog });
   const embedder = new Embedder(openai, config, fail);
 
   return {
@@ -150,6 +164,19 @@ class IdleTimer {
   }
 }
 
+/**
+ * Embeddings alone, for the CLIs (`db:embed`, `import`): the same batching, `dimensions`
+ * fallback and shape checks as the running app's client. Null when EMBEDDING_MODEL is unset or
+ * no endpoint is configured.
+ */
+export function createEmbedder(config: Config): ((texts: string[], signal?: AbortSignal) => Promise<number[][]>) | null {
+  if (!config.EMBEDDING_MODEL || (!config.OPENAI_API_KEY && !config.OPENAI_BASE_URL)) return null;
+  const { openai, fail } = openAIClient({ apiKey: config.OPENAI_API_KEY, baseURL: config.OPENAI_BASE_URL, timeoutMs: config.OPENAI_TIMEOUT_MS, maxRetries: config.OPENAI_MAX_RETRIES });
+  const embedder = new Embedder(openai, config, fail);
+  return (texts, signal) => embedder.embed(texts, signal);
+}
+
+/** Batches of at most EMBEDDING_BATCH_SIZE; `dimensions` sent until an endpoint refuses it; every vector checked. */
 class Embedder {
   /** Cleared once an endpoint says it does not take `dimensions` (e.g. text-embedding-ada-002). */
   private sendDimensions = true;

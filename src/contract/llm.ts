@@ -1,5 +1,5 @@
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import type { Usage } from './types.js';
+import type { Usage } from './turn.js';
 
 export type ChatMessage = ChatCompletionMessageParam;
 export type ToolSpec = ChatCompletionTool;

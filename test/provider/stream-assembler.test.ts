@@ -7,7 +7,7 @@ import {
   type ChunkLike,
   type DeltaLike,
   type ToolCallDeltaLike,
-} from '../../src/agent/stream-assembler.js';
+} from '../../src/provider/stream-assembler.js';
 
 const fixture = (name: string) => new URL(`../fixtures/openai-streams/${name}`, import.meta.url);
 

@@ -1,10 +1,11 @@
 import type { z } from 'zod';
-import type { LlmClient } from '../agent/llm-types.js';
-import type { ThreadState } from '../agent/thread-state.js';
-import type { IncomingMessage, TurnEvent } from '../agent/types.js';
-import type { DataPort, Tenant } from '../data/port.js';
+import type { LlmClient } from './llm.js';
+import type { ThreadState } from './thread-state.js';
+import type { IncomingMessage, TurnEvent } from './turn.js';
+import type { DataPort, Tenant } from './data.js';
 import type { Logger } from '../logger.js';
 import type { Block } from '../reply/model.js';
+import type { AgentExtension } from './extension.js';
 
 /** What a tool may know while it decides whether to be offered, and with which schema. */
 export interface OfferContext {
@@ -82,3 +83,9 @@ export function defineTool<S extends z.ZodObject>(def: ToolDefinition<S>): ToolD
 /** A tool with its input type erased, as the registry stores it. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- run() input is validated by `input` at runtime; the registry holds tools of many input types.
 export type AnyTool = ToolDefinition<any>;
+
+/** What a tool family contributes: its tools and the agent extensions (actions, commands, modes) that go with them. */
+export interface ToolSet {
+  tools: AnyTool[];
+  extensions: AgentExtension[];
+}

@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../../src/adapters/http/app.js';
-import { createLlmClient } from '../../src/agent/llm.js';
+import { createLlmClient } from '../../src/provider/openai.js';
 import { parseConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
-import { defineTool } from '../../src/tools/tool.js';
+import { defineTool } from '../../src/contract/tool.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { collect, message, replyOf, sentMessages, startHarness, type Harness } from '../helpers/harness.js';
 

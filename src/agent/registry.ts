@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { ToolSpec } from '../agent/llm-types.js';
+import type { ToolSpec } from '../contract/llm.js';
 import { type Dialect, stripNulls, toolParameters } from './json-schema.js';
-import type { AnyTool, OfferContext } from './tool.js';
+import type { AnyTool, OfferContext } from '../contract/tool.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 

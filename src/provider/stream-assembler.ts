@@ -1,5 +1,5 @@
-import type { AssembledToolCall, Completion } from './llm-types.js';
-import type { Usage } from './types.js';
+import type { AssembledToolCall, Completion } from '../contract/llm.js';
+import type { Usage } from '../contract/turn.js';
 
 /**
  * The parts of a `chat.completion.chunk` we read, typed loosely on purpose: OpenAI-compatible

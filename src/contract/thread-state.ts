@@ -1,5 +1,5 @@
-import type { ChatMessage } from './llm-types.js';
-import type { IncomingMessage } from './types.js';
+import type { ChatMessage } from './llm.js';
+import type { IncomingMessage } from './turn.js';
 
 /**
  * Everything Switchboard remembers about one thread. Stored as one JSON value in keyv;

@@ -65,7 +65,7 @@ export async function campaignTokenFigures(): Promise<string[]> {
       const ctx: ToolContext = {
         tenant,
         state: newThreadState(`bench:${name}`),
-        data: port,
+        data: port.forTenant(tenant),
         log: silentLogger(),
         message: { platform: 'console', workspaceId: 'default', channelId: 'bench', threadId: name, messageId: name, userId: 'bench', role: 'member' as const, isDirect: true, text: '' },
         llm,

@@ -97,7 +97,9 @@ export function createAgent(deps: AgentDeps): Agent {
       const signal = AbortSignal.any([lockLost, AbortSignal.timeout(config.TURN_TIMEOUT_MS), ...(outer ? [outer] : [])]);
       turnSignal(signal);
       const state = await store.load(key);
-      const scope: TurnScope = { message, tenant, state, data, llm, log: turnLog, now };
+      // Tools, actions and commands see the database through the tenant's port only.
+      const tenantData = data.forTenant(tenant);
+      const scope: TurnScope = { message, tenant, state, data: tenantData, llm, log: turnLog, now };
       try {
         const resolved = await resolveText(message, scope, emit);
         if (resolved === undefined) return; // answered directly (paging)
@@ -116,7 +118,7 @@ export function createAgent(deps: AgentDeps): Agent {
               ...trimHistory(state.history, config.HISTORY_MAX_TOKENS),
               { role: 'user', content: text },
             ],
-            ctx: { tenant, state, data, log: turnLog, message, llm, now },
+            ctx: { tenant, state, data: tenantData, log: turnLog, message, llm, now },
             rateLimits,
             limits: {
               maxSteps: m?.maxSteps ?? config.AGENT_MAX_STEPS,

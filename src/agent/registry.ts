@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ToolSpec } from '../contract/llm.js';
 import { type Dialect, stripNulls, toolParameters } from './json-schema.js';
 import type { AnyTool, OfferContext } from '../contract/tool.js';
+import { truncate } from '../reply/text.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -118,6 +119,3 @@ function forbiddenKey(value: unknown, path = ''): string | undefined {
   return undefined;
 }
 
-function truncate(s: string, n: number): string {
-  return s.length <= n ? s : `${s.slice(0, n)}…`;
-}

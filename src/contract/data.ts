@@ -38,6 +38,8 @@ export interface DataPort {
     args: ReadFunctionArgs[F],
     row: S,
   ): Promise<z.infer<S>[]>;
+  /** A port for one tenant: its calls carry the tenant's id themselves (what tools get). */
+  forTenant(tenant: Pick<Tenant, 'id'>): TenantDataPort;
   /** Maps a platform workspace to its tenant, or null when it has no mapping. */
   resolveTenant(platform: string, workspaceId: string): Promise<Tenant | null>;
   /** The tenant that serves HTTP, the console and unmapped workspaces in open mode. */
@@ -47,6 +49,36 @@ export interface DataPort {
   /** Token totals of a tenant in [from, to), optionally for one user or thread; null for an unknown tenant. */
   usageTotals(query: UsageQuery): Promise<UsageTotals | null>;
   close(): Promise<void>;
+}
+
+/** The read functions that belong to one tenant: those with a `tenant_id` argument. */
+export type TenantFunctionName = { [F in ReadFunctionName]: ReadFunctionArgs[F] extends { tenant_id: string } ? F : never }[ReadFunctionName];
+export type TenantArgs<F extends TenantFunctionName> = Omit<ReadFunctionArgs[F], 'tenant_id'>;
+
+/**
+ * The data port as a tool sees it: bound to the turn's tenant (which comes from the platform,
+ * never from the model), so no call can name another one. The tenant is added to every call
+ * here, in one place, instead of at each call site.
+ */
+export interface TenantDataPort {
+  readonly kind: DataPort['kind'];
+  readonly vectorsAvailable: boolean;
+  // A property, not a method: checked strictly, so a whole DataPort cannot pass for a tenant's.
+  call: <F extends TenantFunctionName, S extends z.ZodType>(fn: F, args: TenantArgs<F>, row: S) => Promise<z.infer<S>[]>;
+}
+
+/** Binds `port` to one tenant; a `tenant_id` in the arguments (a JS caller, a cast) is refused. */
+export function scopeToTenant(port: Pick<DataPort, 'kind' | 'vectorsAvailable' | 'call'>, tenantId: string): TenantDataPort {
+  return {
+    kind: port.kind,
+    vectorsAvailable: port.vectorsAvailable,
+    call(fn, args, row) {
+      if (Object.hasOwn(args, 'tenant_id')) {
+        return Promise.reject(new DataError(fn, `${fn}: the tenant comes from the turn, not from the arguments`, { code: 'invalid_input' }));
+      }
+      return port.call(fn, { ...args, tenant_id: tenantId } as unknown as ReadFunctionArgs[typeof fn], row);
+    },
+  };
 }
 
 export interface UsageRow {

@@ -2,7 +2,7 @@
  * What tool families add to the agent besides tools: button actions, slash commands and modes,
  * and what they see of a turn. The agent runs them; the tools define them; neither imports the other.
  */
-import type { DataPort, Tenant } from './data.js';
+import type { TenantDataPort, Tenant } from './data.js';
 import type { Logger } from '../logger.js';
 import type { Block, Reply } from '../reply/model.js';
 import type { ChatMessage, LlmClient } from './llm.js';
@@ -27,7 +27,7 @@ export interface TurnScope {
   message: IncomingMessage;
   tenant: Tenant;
   state: ThreadState;
-  data: DataPort;
+  data: TenantDataPort;
   llm: LlmClient;
   log: Logger;
   now: () => Date;

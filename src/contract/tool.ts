@@ -2,16 +2,18 @@ import type { z } from 'zod';
 import type { LlmClient } from './llm.js';
 import type { ThreadState } from './thread-state.js';
 import type { IncomingMessage, TurnEvent } from './turn.js';
-import type { DataPort, Tenant } from './data.js';
+import type { TenantDataPort, Tenant } from './data.js';
 import type { Logger } from '../logger.js';
 import type { Block } from '../reply/model.js';
 import type { AgentExtension } from './extension.js';
 
 /** What a tool may know while it decides whether to be offered, and with which schema. */
 export interface OfferContext {
+  /** The turn's tenant (from the platform, never from the model): its settings, business, campaign. */
   tenant: Tenant;
   state: ThreadState;
-  data: DataPort;
+  /** The database, bound to `tenant`: a tool cannot name another tenant. */
+  data: TenantDataPort;
   log: Logger;
 }
 

@@ -9,7 +9,7 @@ import {
   type AdminFunctionName,
   type SqlFunctionName,
 } from '../contract/catalogue.js';
-import { DataError, type DataErrorCode, type DataPort, type Tenant } from '../contract/data.js';
+import { DataError, scopeToTenant, type DataErrorCode, type DataPort, type Tenant } from '../contract/data.js';
 import { ROW_SCHEMAS, tenantRow, usageTotalsRow } from './rows.js';
 import { sqlStateOf, type RpcOptions, type Transport } from './transports/types.js';
 
@@ -130,7 +130,7 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
     return tenant;
   }
 
-  return {
+  const port: AdminDataPort = {
     kind: transport.kind,
     transport,
     vectorsAvailable: opts.vectorsAvailable,
@@ -142,6 +142,10 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
         return Promise.reject(new DataError(String(fn), `Unknown data function "${String(fn)}"`, { code: 'invalid_input' }));
       }
       return invoke(fn, args, row);
+    },
+
+    forTenant(tenant) {
+      return scopeToTenant(port, tenant.id);
     },
 
     admin(fn, args, row) {
@@ -200,4 +204,5 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
 
     close: () => transport.close(),
   };
+  return port;
 }

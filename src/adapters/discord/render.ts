@@ -8,7 +8,8 @@ import {
 } from 'discord.js';
 import type { Block, Button, Card, Field, Reply } from '../../reply/model.js';
 import { renderTable } from '../../reply/plain-text.js';
-import { LIMITS, MAX_MESSAGES_PER_REPLY, splitText, truncate } from './limits.js';
+import { LIMITS, MAX_MESSAGES_PER_REPLY } from './limits.js';
+import { splitText, truncate } from '../../reply/text.js';
 
 export interface OutgoingFile {
   name: string;

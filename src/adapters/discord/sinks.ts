@@ -8,7 +8,8 @@ import {
   type TextChannel,
 } from 'discord.js';
 import type { Logger } from '../../logger.js';
-import { LIMITS, truncate } from './limits.js';
+import { LIMITS } from './limits.js';
+import { truncate } from '../../reply/text.js';
 import type { OutgoingMessage } from './render.js';
 
 /** A message we posted: `id` addresses it in edits ('@original' for a deferred reply), `messageId` is its snowflake. */

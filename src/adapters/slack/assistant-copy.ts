@@ -1,4 +1,4 @@
-import { truncate } from './text.js';
+import { truncate } from '../../reply/text.js';
 
 /**
  * The few words the adapter says on its own: the AI-app thread greeting and its suggested

@@ -8,7 +8,8 @@ import { normalizeAction, normalizeCommand, normalizeMessageEvent, type CommandR
 import { noticeMessage } from './render.js';
 import { explainSlackError, slackErrorCode } from './slack-errors.js';
 import type { SlackState } from './slack-state.js';
-import { escapeMrkdwn, truncate } from './text.js';
+import { escapeMrkdwn } from './text.js';
+import { truncate } from '../../reply/text.js';
 import { postsOfEarlierRun } from './thread-poster.js';
 import { POST_MARK, STREAM_MARK, TurnWriter, type ThreadTarget, type WriterOptions } from './turn-writer.js';
 import type { SlackRoles } from './user-roles.js';

@@ -1,7 +1,8 @@
 import type { types } from '@slack/bolt';
 import type { Block, Button, Card, Field, FileAttachment, Reply } from '../../reply/model.js';
 import { SLACK_LIMITS as L } from './limits.js';
-import { escapeMrkdwn, splitText, toMrkdwn, truncate } from './text.js';
+import { escapeMrkdwn, toMrkdwn } from './text.js';
+import { splitText, truncate } from '../../reply/text.js';
 
 export type SlackBlock = types.KnownBlock;
 

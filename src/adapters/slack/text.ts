@@ -1,6 +1,6 @@
 /**
  * Text helpers for Slack: LLM markdown → Slack `mrkdwn`, Slack markup → plain text for the
- * model, and limit-aware splitting/truncation that never cuts a code block or a character in half.
+ * model (limits and splitting: src/reply/text.ts).
  */
 
 /** Slack's own markup in a message: user/channel mentions, special mentions, links. */
@@ -69,45 +69,4 @@ export function slackToPlain(text: string, botUserId?: string): string {
     .replace(/<((?:https?|mailto):[^>|]+)\|([^>]*)>/g, (_m, url: string, label: string) => (label === url ? url : `${label} (${url})`))
     .replace(/<((?:https?|mailto):[^>|]+)>/g, '$1');
   return out.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&').trim();
-}
-
-/** Cuts to at most `max` UTF-16 units with an ellipsis, never inside a surrogate pair. */
-export function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let cut = max - 1;
-  if (isHighSurrogate(text.charCodeAt(cut - 1))) cut -= 1;
-  return `${text.slice(0, cut).trimEnd()}…`;
-}
-
-/**
- * Splits text into pieces of at most `max` characters at the gentlest boundary available
- * (paragraph, line, space), closing and reopening a code fence that a cut falls inside.
- */
-export function splitText(text: string, max: number): string[] {
-  const pieces: string[] = [];
-  let rest = text;
-  let reopen = '';
-  while (rest.length > 0) {
-    rest = reopen + rest;
-    if (rest.length <= max) {
-      pieces.push(rest);
-      break;
-    }
-    // Leave room for a closing fence.
-    const room = max - 4;
-    let cut = Math.max(rest.lastIndexOf('\n\n', room), rest.lastIndexOf('\n', room), rest.lastIndexOf(' ', room));
-    if (cut < room / 2) cut = room;
-    if (isHighSurrogate(rest.charCodeAt(cut - 1))) cut -= 1;
-    let piece = rest.slice(0, cut).trimEnd();
-    const openFence = (piece.match(/```/g)?.length ?? 0) % 2 === 1;
-    if (openFence) piece += '\n```';
-    reopen = openFence ? '```\n' : '';
-    pieces.push(piece);
-    rest = rest.slice(cut).replace(/^\s+/, '');
-  }
-  return pieces.filter((p) => p.trim() !== '');
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }

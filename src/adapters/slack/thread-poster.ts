@@ -4,7 +4,7 @@ import type { FileAttachment } from '../../reply/model.js';
 import { SLACK_LIMITS as L } from './limits.js';
 import { noticeMessage, type SlackMessage } from './render.js';
 import { AUTH_ERROR_CODES, explainSlackError, slackErrorCode } from './slack-errors.js';
-import { truncate } from './text.js';
+import { truncate } from '../../reply/text.js';
 
 /** Where one turn's answer goes. */
 export interface ThreadTarget {

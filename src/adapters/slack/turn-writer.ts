@@ -5,7 +5,8 @@ import type { Reply } from '../../reply/model.js';
 import { SLACK_LIMITS as L } from './limits.js';
 import { contextBlock, markdownBlocks, noticeMessage, renderReply, type SlackBlock, type SlackMessage } from './render.js';
 import { slackErrorCode } from './slack-errors.js';
-import { escapeMrkdwn, truncate } from './text.js';
+import { escapeMrkdwn } from './text.js';
+import { truncate } from '../../reply/text.js';
 import { isUnwritable, ThreadPoster, type ThreadTarget } from './thread-poster.js';
 
 export type { ThreadTarget } from './thread-poster.js';

@@ -1,4 +1,5 @@
 import { checkSvg } from './svg.js';
+import { truncate } from '../../reply/text.js';
 
 /**
  * Cheap per-type checks on a model-written artifact: enough to catch the usual mistakes
@@ -71,11 +72,8 @@ function checkMermaid(code: string): Checked {
   const first = lines.slice(i).find((l) => l !== '' && !l.startsWith('%%'));
   const keyword = first?.split(/[\s:;{]/, 1)[0] ?? '';
   if (!MERMAID_KEYWORDS.includes(keyword)) {
-    return { ok: false, problem: `mermaid code must start with a diagram type (e.g. flowchart TD, sequenceDiagram), not "${clip(first ?? '', 40)}"` };
+    return { ok: false, problem: `mermaid code must start with a diagram type (e.g. flowchart TD, sequenceDiagram), not "${truncate(first ?? '', 40)}"` };
   }
   return { ok: true, code };
 }
 
-function clip(s: string, n: number): string {
-  return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
-}

@@ -55,7 +55,7 @@ export function createBookingTools(env: BusinessEnv) {
         key: cacheKey(ctx.tenant, 'booking', id.toUpperCase()),
         ttlMs: env.bookingTtlMs,
         size: (r) => r.length,
-        load: () => ctx.data.call('get_booking_by_id', { tenant_id: ctx.tenant.id, booking_id: id }, bookingRow),
+        load: () => ctx.data.call('get_booking_by_id', { booking_id: id }, bookingRow),
       });
       if (!rows.ok) return troubleOutput('booking');
       const [booking] = rows.value;

@@ -19,11 +19,11 @@ export interface BusinessProfile {
 }
 
 /**
- * The tenant scope of every call: from the platform context, never from the model's
- * arguments. Without `businessId` the SQL picks the tenant's own business.
+ * The business of every call: the tenant's configured one (the tenant itself is added by the
+ * tenant-bound port). Without `businessId` the SQL picks the tenant's own business.
  */
-export function scopeArgs(tenant: Tenant): { tenant_id: string; business_id: string | null } {
-  return { tenant_id: tenant.id, business_id: tenant.businessId ?? null };
+export function scopeArgs(tenant: Tenant): { business_id: string | null } {
+  return { business_id: tenant.businessId ?? null };
 }
 
 /** Per-thread cache keys; the thread key already names the tenant. */

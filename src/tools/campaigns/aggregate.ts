@@ -64,7 +64,7 @@ export function aggregateTool(): AnyTool {
       if (!sql.ok) throw new ToolError(sql.error);
       const rows = resolved.impossible.length
         ? []
-        : await guard(ctx, () => ctx.data.call('aggregate_campaigns', { tenant_id: ctx.tenant.id, group_by: groupBy, ...sql.args, limit: top ?? DEFAULT_TOP }, aggregationRow));
+        : await guard(ctx, () => ctx.data.call('aggregate_campaigns', { group_by: groupBy, ...sql.args, limit: top ?? DEFAULT_TOP }, aggregationRow));
       // The filters stay active for follow-ups ("now only the email ones").
       writeCampaignState(ctx.state, { ...saved, filters: resolved.filters });
 

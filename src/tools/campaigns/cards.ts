@@ -1,5 +1,5 @@
 import type { Block, Button, Card } from '../../reply/model.js';
-import { clip } from './query-text.js';
+import { clipWords as clip } from '../../reply/text.js';
 import { snippetOf, type Campaign } from './result.js';
 
 /**

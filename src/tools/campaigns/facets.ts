@@ -19,7 +19,7 @@ const CACHE_MS = 10 * 60_000;
 export async function loadFacets(ctx: Pick<OfferContext, 'data' | 'tenant' | 'state'>, now: number): Promise<Facets> {
   const cached = cacheGet<Facets>(ctx.state, CACHE_KEY, now);
   if (cached) return cached;
-  const rows = await ctx.data.call('list_campaign_facets', { tenant_id: ctx.tenant.id }, campaignFacetRow);
+  const rows = await ctx.data.call('list_campaign_facets', {}, campaignFacetRow);
   const facets: Facets = {};
   for (const row of rows) (facets[row.facet] ??= []).push(row.value);
   cacheSet(ctx.state, CACHE_KEY, facets, CACHE_MS, now);

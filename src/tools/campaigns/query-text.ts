@@ -23,18 +23,6 @@ export function cleanText(raw: string): string {
     .trim();
 }
 
-/** Cuts at a word boundary near `max` characters, marking the cut. */
-export function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  if (flat.length <= max) return flat;
-  let end = max - 1;
-  // Never split a surrogate pair (an emoji) in two.
-  if (/[\uD800-\uDBFF]/.test(flat.charAt(end - 1))) end -= 1;
-  const cut = flat.slice(0, end);
-  const space = cut.lastIndexOf(' ');
-  return `${(space > max * 0.6 ? cut.slice(0, space) : cut).replace(/[\s,.;:–-]+$/, '')}…`;
-}
-
 /** Terms a full-text query keeps: Postgres's ranking and snippets slow down sharply with many. */
 export const MAX_QUERY_TERMS = 24;
 

@@ -1,6 +1,6 @@
 import { countTokens } from '../../contract/tokens.js';
 import type { CampaignRow } from '../../data/rows.js';
-import { clip } from './query-text.js';
+import { clipWords as clip } from '../../reply/text.js';
 
 /** A campaign as the tools return it: the row, plus the score of the search that found it. */
 export type Campaign = CampaignRow & { similarity?: number; rank?: number; snippet?: string };

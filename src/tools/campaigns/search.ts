@@ -148,17 +148,17 @@ async function chooseSearch(
 }
 
 function filterSearch(ctx: ToolContext): Search {
-  return (filters, limit) => ctx.data.call('filter_campaigns', { tenant_id: ctx.tenant.id, ...filters, limit }, campaignRow);
+  return (filters, limit) => ctx.data.call('filter_campaigns', { ...filters, limit }, campaignRow);
 }
 
 function textSearch(ctx: ToolContext, query: string): Search {
-  return (filters, limit) => ctx.data.call('search_campaigns_by_text', { tenant_id: ctx.tenant.id, query, ...filters, limit }, textCampaignRow);
+  return (filters, limit) => ctx.data.call('search_campaigns_by_text', { query, ...filters, limit }, textCampaignRow);
 }
 
 function semanticSearch(ctx: ToolContext, vector: number[], query: string, notes: string[], field: 'full' | 'campaign_text'): Search {
   return async (filters, limit) => {
     try {
-      const args = { tenant_id: ctx.tenant.id, query_embedding: vector, ...filters, limit };
+      const args = { query_embedding: vector, ...filters, limit };
       if (field === 'campaign_text') {
         const byCopy = await ctx.data.call('search_campaigns_by_copy', args, semanticCampaignRow);
         if (byCopy.length > 0) return byCopy;
@@ -177,13 +177,13 @@ function semanticSearch(ctx: ToolContext, vector: number[], query: string, notes
       if (!notes.some((n) => n.startsWith('Semantic search'))) {
         notes.push('Semantic search is unavailable in this database; these are full-text matches for any of the words instead.');
       }
-      return ctx.data.call('search_campaigns_by_text', { tenant_id: ctx.tenant.id, query: anyWords(query), ...filters, limit }, textCampaignRow);
+      return ctx.data.call('search_campaigns_by_text', { query: anyWords(query), ...filters, limit }, textCampaignRow);
     }
   };
 }
 
 async function anyEmbeddings(ctx: ToolContext): Promise<boolean> {
-  const [status] = await guard(ctx, () => ctx.data.call('embedding_status', { tenant_id: ctx.tenant.id }, embeddingStatusRow));
+  const [status] = await guard(ctx, () => ctx.data.call('embedding_status', {}, embeddingStatusRow));
   return (status?.embedded ?? 0) > 0;
 }
 

@@ -1,5 +1,5 @@
 import { dimensionLabel, type CampaignFilters, type Dimension } from './filters.js';
-import { clip } from './query-text.js';
+import { clipWords as clip } from '../../reply/text.js';
 import type { Campaign } from './result.js';
 
 /**

@@ -29,7 +29,7 @@ async function loadCompetitorIds({ tenant, data, log }: Pick<OfferContext, 'tena
   // A campaign sees its own competitors plus the tenant-wide ones; no campaign sees them all.
   const rows = await data.call(
     'list_competitor_ids',
-    { tenant_id: tenant.id, campaign_id: tenant.defaultCampaignId ?? null },
+    { campaign_id: tenant.defaultCampaignId ?? null },
     competitorIdRow,
   );
   const latencyMs = Math.round(performance.now() - started);

@@ -70,7 +70,7 @@ export function createLookupCompetitorTool({ directory, timeoutMs }: LookupToolO
       const started = performance.now();
       let rows;
       try {
-        rows = await ctx.data.call('get_competitor', { tenant_id: ctx.tenant.id, key }, competitorRow);
+        rows = await ctx.data.call('get_competitor', { key }, competitorRow);
       } finally {
         pending.delete(key);
       }

@@ -5,6 +5,7 @@ import { fileSlug } from '../artifacts/file-name.js';
 import type { ToolSet } from '../../contract/tool.js';
 import { defineTool, ToolError } from '../../contract/tool.js';
 import { createImageClient, ImageError, type GeneratedImage } from './client.js';
+import { flatten, truncate } from '../../reply/text.js';
 
 export { createImageClient, imageParams, ImageError, type GeneratedImage, type ImageClient } from './client.js';
 export { sniffImage } from './sniff.js';
@@ -61,7 +62,7 @@ export function createImageTools(
       const ms = Math.round(performance.now() - started);
       const name = `${fileSlug(prompt.split(/\s+/).slice(0, 8).join(' '), 'image', 50)}.${image.ext}`;
       const title = prompt.length <= 100 ? prompt : `${prompt.slice(0, 99).trimEnd()}…`;
-      const preview = clip(image.revisedPrompt ?? fullPrompt, PREVIEW_CHARS);
+      const preview = truncate(flatten(image.revisedPrompt ?? fullPrompt), PREVIEW_CHARS);
       ctx.log.info({ tool: 'generate_image', model, bytes: image.data.byteLength, mime: image.mime, ms }, 'image generated');
       ctx.emit({
         type: 'tool_event',
@@ -80,7 +81,7 @@ export function createImageTools(
       return {
         content:
           `Image generated and attached for the user as ${name} (${image.mime}, ${image.data.byteLength} bytes).` +
-          (image.revisedPrompt ? ` The image service drew: ${clip(image.revisedPrompt, PREVIEW_CHARS)}` : '') +
+          (image.revisedPrompt ? ` The image service drew: ${truncate(flatten(image.revisedPrompt), PREVIEW_CHARS)}` : '') +
           ' Do not add a link or markdown image; a short sentence about it is enough.',
         summary: `${name} (${formatBytes(image.data.byteLength)})`,
         blocks: [{ type: 'file', file: { name, mime: image.mime, data: image.data, title, preview } }],
@@ -92,10 +93,6 @@ export function createImageTools(
   return { tools: [tool], extensions: [] };
 }
 
-function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1).trimEnd()}…`;
-}
 
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;

@@ -31,7 +31,7 @@ export function createCatalogueCheck(ttlMs = 5 * 60_000, now: () => number = Dat
     const hit = known.get(ctx.tenant.id);
     if (hit && hit.until > now()) return hit.has;
     try {
-      const rows = await ctx.data.call('search_products', { tenant_id: ctx.tenant.id, limit: 1 }, productRow.pick({ product_id: true }));
+      const rows = await ctx.data.call('search_products', { limit: 1 }, productRow.pick({ product_id: true }));
       known.set(ctx.tenant.id, { has: rows.length > 0, until: now() + ttlMs });
       return rows.length > 0;
     } catch (err) {
@@ -69,7 +69,7 @@ const searchProductsTool = defineTool({
   }),
   async run(input, ctx) {
     const rows = await lookup(ctx, () =>
-      ctx.data.call('search_products', { tenant_id: ctx.tenant.id, ...input, limit: input.limit ?? 15 }, productRow),
+      ctx.data.call('search_products', { ...input, limit: input.limit ?? 15 }, productRow),
     );
     if (rows.length === 0) return { content: 'No products match. Try fewer words or filters.', summary: 'no products' };
     const lines = rows.map(
@@ -97,7 +97,7 @@ const getPricingTool = defineTool({
     limit: limit(50).optional(),
   }),
   async run(input, ctx) {
-    const args = { tenant_id: ctx.tenant.id, ...input, limit: input.limit ?? 20 };
+    const args = { ...input, limit: input.limit ?? 20 };
     const rows = await lookup(ctx, () => ctx.data.call('get_pricing_for_material', args, materialPriceRow));
     if (rows.length === 0) return { content: await noMatch(ctx, input), summary: 'no prices' };
     const offers = rows.map(offerOf);
@@ -127,7 +127,7 @@ const compareSuppliersTool = defineTool({
       throw new ToolError('Give a product_id or at least one of family, grade, form, thickness_mm.');
     }
     const rows = await lookup(ctx, () =>
-      ctx.data.call('compare_suppliers', { tenant_id: ctx.tenant.id, ...input, limit: input.limit ?? 30 }, supplierComparisonRow),
+      ctx.data.call('compare_suppliers', { ...input, limit: input.limit ?? 30 }, supplierComparisonRow),
     );
     if (rows.length === 0) return { content: await noMatch(ctx, input), summary: 'no suppliers' };
     rememberOffers(ctx.state, rows.map(offerOf));
@@ -178,7 +178,7 @@ async function noMatch(
   const { thickness_mm: asked, family, grade, form } = spec;
   if (asked === undefined || !family) return none;
   const rows = await lookup(ctx, () =>
-    ctx.data.call('search_products', { tenant_id: ctx.tenant.id, family, grade, form, limit: 100 }, productRow),
+    ctx.data.call('search_products', { family, grade, form, limit: 100 }, productRow),
   );
   const stocked = [...new Set(rows.filter((r) => r.supplier_count > 0).map((r) => r.thickness_mm))].sort((a, b) => a - b);
   if (stocked.length === 0) return none;

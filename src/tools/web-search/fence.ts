@@ -1,5 +1,6 @@
 import type { Block } from '../../reply/model.js';
-import { truncate, type WebResult } from './tavily.js';
+import type { WebResult } from './tavily.js';
+import { truncate } from '../../reply/text.js';
 
 /**
  * How web results reach the model and the user. Page text is written by strangers, so the

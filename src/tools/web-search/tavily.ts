@@ -1,6 +1,7 @@
 import { tavily } from '@tavily/core';
 import { z } from 'zod';
 import { scrubSecrets } from '../../logger.js';
+import { truncate } from '../../reply/text.js';
 
 /** One web result, as much as we keep of it (it is cached in thread state). */
 export interface WebResult {
@@ -98,9 +99,6 @@ function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-export function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
-}
 
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {

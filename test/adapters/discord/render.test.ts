@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActionStore } from '../../../src/adapters/discord/custom-id.js';
-import { LIMITS, splitText, truncate } from '../../../src/adapters/discord/limits.js';
+import { LIMITS } from '../../../src/adapters/discord/limits.js';
+import { splitText, truncate } from '../../../src/reply/text.js';
 import { EMPTY_REPLY, renderProgress, renderReply, SHORTENED_NOTE, totalEmbedChars, type OutgoingMessage } from '../../../src/adapters/discord/render.js';
 import type { Block, Reply } from '../../../src/reply/model.js';
 import { replyButtons } from '../../../src/reply/plain-text.js';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeAction } from '../../../src/adapters/slack/normalize.js';
 import { CONTINUED_NOTE, renderReply, SHORTENED_NOTE, type SlackMessage } from '../../../src/adapters/slack/render.js';
-import { slackToPlain, splitText, toMrkdwn } from '../../../src/adapters/slack/text.js';
+import { slackToPlain, toMrkdwn } from '../../../src/adapters/slack/text.js';
+import { splitText } from '../../../src/reply/text.js';
 import type { Block, Reply } from '../../../src/reply/model.js';
 import { blockKitProblems } from '../../fakes/slack/block-kit.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newThreadState } from '../../../src/contract/thread-state.js';
-import { DataError, type DataPort } from '../../../src/contract/data.js';
+import { DataError, type TenantDataPort } from '../../../src/contract/data.js';
 import { createBusinessLookups, type LookupRequest } from '../../../src/tools/business/lookup.js';
 import { captureLogs } from '../../helpers/harness.js';
 
@@ -8,7 +8,7 @@ import { captureLogs } from '../../helpers/harness.js';
 function context() {
   const { log, logs } = captureLogs();
   const tenant = { id: 't-1', name: 'T', settings: {}, isDefault: false };
-  return { ctx: { tenant, state: newThreadState('k'), data: {} as DataPort, log }, logs };
+  return { ctx: { tenant, state: newThreadState('k'), data: {} as TenantDataPort, log }, logs };
 }
 
 const request = <T>(load: () => Promise<T>, over: Partial<LookupRequest<T>> = {}): LookupRequest<T> => ({

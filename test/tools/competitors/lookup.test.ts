@@ -171,7 +171,8 @@ describe('lookup_competitor schema and id cache', () => {
   it('exports the static and the narrowed schema within OpenAI strict mode and Gemini’s subset', async () => {
     const { tools } = createCompetitorTools(testConfig());
     const tool = tools[0]!;
-    const ctx = { tenant: await port.defaultTenant(), state: newThreadState('schema'), data: port, log: silentLogger() };
+    const tenant = await port.defaultTenant();
+    const ctx = { tenant, state: newThreadState('schema'), data: port.forTenant(tenant), log: silentLogger() };
     for (const dialect of ['openai', 'gemini'] as const) {
       const registry = createToolRegistry(tools, dialect);
       const check = dialect === 'openai' ? openAiStrictViolations : geminiViolations;
@@ -192,7 +193,8 @@ describe('lookup_competitor schema and id cache', () => {
     const { tools } = createCompetitorTools(testConfig(), { idsTtlMs: 60_000, now: () => clock });
     const { log, logs } = captureLogs();
     const registry = createToolRegistry(tools, 'openai');
-    const ctx = { tenant: await port.defaultTenant(), state: newThreadState('ttl'), data: port, log };
+    const tenant = await port.defaultTenant();
+    const ctx = { tenant, state: newThreadState('ttl'), data: port.forTenant(tenant), log };
     await Promise.all([registry.offered(ctx), registry.offered(ctx)]);
     clock = 59_000;
     await registry.offered(ctx);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../../../src/adapters/http/app.js';
 import { startHttpServer, type RunningServer } from '../../../src/adapters/http/server.js';
 import { newThreadState } from '../../../src/contract/thread-state.js';
-import type { DataPort, Tenant } from '../../../src/contract/data.js';
+import { scopeToTenant, type DataPort, type Tenant } from '../../../src/contract/data.js';
 import { renderPlainText } from '../../../src/reply/plain-text.js';
 import { materialPriceRow } from '../../../src/data/rows.js';
 import { createCatalogueCheck } from '../../../src/tools/quotes/product-tools.js';
@@ -199,7 +199,7 @@ describe('catalogue lookups', () => {
     const hasCatalogue = createCatalogueCheck(60_000, () => clock);
     let calls = 0;
     const data = { ...h.sb.data, call: ((...args: Parameters<DataPort['call']>) => (calls++, h.sb.data.call(...args))) as DataPort['call'] };
-    const ctx = (tenant: Tenant) => ({ tenant, state: newThreadState('t'), data, log: h.sb.log });
+    const ctx = (tenant: Tenant) => ({ tenant, state: newThreadState('t'), data: scopeToTenant(data, tenant.id), log: h.sb.log });
     const shop = await h.sb.data.defaultTenant();
     const agency: Tenant = { ...shop, id: randomUUID(), name: 'Agency without products', isDefault: false };
     expect(await hasCatalogue(ctx(shop))).toBe(true);

@@ -1,17 +1,15 @@
-import type { types, webApi } from '@slack/bolt';
+import type { types } from '@slack/bolt';
 import type { TurnEvent } from '../../contract/turn.js';
 import type { Logger } from '../../logger.js';
 import type { Reply } from '../../reply/model.js';
 import { SLACK_LIMITS as L } from './limits.js';
-import { contextBlock, markdownBlocks, noticeMessage, renderReply, type SlackBlock, type SlackMessage } from './render.js';
+import { liveMessage, replaceEarlier, StreamDelivery, taskChunk, UpdateDelivery, type Task } from './live-deliveries.js';
+import { MarkdownBudget } from './markdown-budget.js';
+import { noticeMessage, renderReply, type SlackMessage } from './render.js';
 import { slackErrorCode } from './slack-errors.js';
-import { escapeMrkdwn } from './text.js';
-import { truncate } from '../../reply/text.js';
 import { isUnwritable, ThreadPoster, type ThreadTarget } from './thread-poster.js';
 
 export type { ThreadTarget } from './thread-poster.js';
-
-type ChatStreamer = webApi.ChatStreamer;
 
 export interface WriterOptions {
   log: Logger;
@@ -48,28 +46,25 @@ const FIRST_FLUSH_MS = 300;
 const LOADING_MESSAGES = ['Thinking…', 'Looking through what I know…', 'Putting the answer together…'];
 
 /**
- * Renders a turn's events into a Slack thread: Slack's chat streaming (text plus tool calls as
- * task updates), else one message updated at most once a second, then the final Block Kit
- * reply, continuation messages and files. A quick answer with nothing shown yet goes out as one
- * finished message. Every Slack call goes through one queue, in order.
+ * Renders a turn's events into a Slack thread: the event switch and the pacing. The answer goes
+ * out through Slack's chat streaming (StreamDelivery: text plus tool calls as task updates), else
+ * one message updated at most once a second (UpdateDelivery), then the final Block Kit reply,
+ * continuation messages and files; a replay edits what an earlier run posted (replaceEarlier).
+ * The live text is kept within the message's markdown budget (MarkdownBudget). A quick answer
+ * with nothing shown yet goes out as one finished message. Every Slack call goes through one
+ * queue, in order.
  */
 export class TurnWriter {
   private mode: DeliveryResult['mode'] | 'idle' = 'idle';
-  private streamer: ChatStreamer | undefined;
-  /** Markdown already in the live message. */
-  private shown = '';
-  /** Markdown waiting for the next flush. */
-  private pending = '';
-  /** Markdown beyond the live message's budget; posted after it. */
-  private overflow = '';
+  private readonly text = new MarkdownBudget(L.markdownPerMessage);
+  private readonly stream: StreamDelivery;
+  private updates: UpdateDelivery | undefined;
   /** Text of the current model step (reply.text is the last step's text). */
   private segment = '';
   /** The last thing streamed was an artifact's code (generate_artifact's writer). */
   private afterCode = false;
   private breakBeforeText = false;
-  private readonly tasks = new Map<string, { title: string; state: 'running' | 'ok' | 'error'; summary?: string }>();
-  private fallbackTs: string | undefined;
-  private lastUpdate = 0;
+  private readonly tasks = new Map<string, Task>();
   private timer: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
   private statusOn: boolean;
@@ -98,6 +93,7 @@ export class TurnWriter {
       r.startsWith(POST) ? [{ ts: r.slice(POST.length), stream: false }] : r.startsWith(STREAM) ? [{ ts: r.slice(STREAM.length), stream: true }] : [],
     );
     this.slack = new ThreadPoster(target, this.log, (ts) => this.remember(`${POST}${ts}`));
+    this.stream = new StreamDelivery(target, this.slack, (ts) => this.remember(`${STREAM}${ts}`));
   }
 
   /** A failed record only weakens a later replay (it may post again); the answer goes on. */
@@ -136,7 +132,7 @@ export class TurnWriter {
       case 'tool_call_start':
         this.tasks.set(event.callId, { title: event.title, state: 'running' });
         this.segment = '';
-        this.breakBeforeText = this.shown.length + this.pending.length > 0;
+        this.breakBeforeText = !this.text.empty;
         return this.enqueue(() => this.showTask(event.callId));
       case 'tool_result': {
         const task = this.tasks.get(event.callId) ?? { title: event.tool, state: 'running' as const };
@@ -173,9 +169,9 @@ export class TurnWriter {
       text = `\n\n${text.replace(/^\s+/, '')}`;
       this.breakBeforeText = false;
     }
-    this.appendMarkdown(text);
+    this.text.append(text);
     if (this.mode === 'idle' || this.mode === 'stream') {
-      if (this.pending.length >= STREAM_CHUNK_CHARS) await this.enqueue(() => this.flushStream());
+      if (this.text.pending.length >= STREAM_CHUNK_CHARS) await this.enqueue(() => this.flushStream());
       // The first words show soon; after that, about one append a second.
       else this.schedule(() => this.flushStream(), this.mode === 'idle' ? Math.min(this.flushMs, FIRST_FLUSH_MS) : this.flushMs);
     } else if (this.mode === 'fallback') {
@@ -183,48 +179,23 @@ export class TurnWriter {
     }
   }
 
-  /** Keeps the live message within the markdown budget; the rest waits for a continuation. */
-  private appendMarkdown(text: string): void {
-    if (this.overflow || this.shown.length + this.pending.length + text.length > L.markdownPerMessage) this.overflow += text;
-    else this.pending += text;
-  }
-
   private async flushStream(): Promise<void> {
-    if (!this.pending || (this.mode !== 'idle' && this.mode !== 'stream')) return;
-    await this.streamAppend({ markdown_text: this.pending });
+    if (!this.text.pending || (this.mode !== 'idle' && this.mode !== 'stream')) return;
+    await this.streamAppend({ markdown_text: this.text.pending });
   }
 
   // ── streaming ───────────────────────────────────────────────────────────────────────────
 
-  private openStream(): ChatStreamer {
-    this.streamer ??= this.target.client.chatStream({
-      channel: this.target.channel,
-      thread_ts: this.target.threadTs,
-      recipient_user_id: this.target.userId,
-      ...(this.target.userTeamId ? { recipient_team_id: this.target.userTeamId } : {}),
-      task_display_mode: 'timeline',
-      // We pace the flushes ourselves; every append goes out.
-      buffer_size: 1,
-    });
-    return this.streamer;
-  }
-
   /**
-   * One append (the first one starts the stream) carrying `args`, whose markdown is the pending
-   * text. On failure the turn falls back to post + update, unless the thread is unwritable.
+   * One append carrying `args`, whose markdown is the pending text. On failure the turn falls
+   * back to post + update, unless the thread is unwritable.
    */
   private async streamAppend(args: { markdown_text?: string; chunks?: types.AnyChunk[] }): Promise<void> {
-    const starting = !this.streamer?.ts;
-    const text = args.markdown_text ?? '';
+    const starting = this.mode !== 'stream';
     try {
-      await this.openStream().append(args);
-      if (starting) {
-        this.mode = 'stream';
-        this.slack.posted += 1;
-        if (this.streamer?.ts) await this.remember(`${STREAM}${this.streamer.ts}`);
-      }
-      this.shown += text;
-      this.pending = this.pending.slice(text.length);
+      await this.stream.append(args);
+      this.mode = 'stream';
+      this.text.flushed(args.markdown_text ?? '');
     } catch (err) {
       const method = starting ? 'chat.startStream' : 'chat.appendStream';
       const code = slackErrorCode(err);
@@ -236,64 +207,35 @@ export class TurnWriter {
   }
 
   private async closeStream(): Promise<void> {
-    if (this.mode !== 'stream' || !this.streamer) return;
-    const streamer = this.streamer;
-    this.streamer = undefined;
-    await this.slack.call('chat.stopStream', () => streamer.stop(this.pending ? { markdown_text: this.pending } : undefined));
-    this.shown += this.pending;
-    this.pending = '';
+    if (this.mode !== 'stream' || !this.stream.open) return;
+    await this.stream.stop(this.text.pending ? { markdown_text: this.text.pending } : undefined);
+    this.text.flushAll();
   }
 
   private async showTask(callId: string): Promise<void> {
     const task = this.tasks.get(callId);
     if (!task) return;
     if (this.mode === 'fallback') return this.scheduleUpdate();
-    const chunk: types.TaskUpdateChunk = {
-      type: 'task_update',
-      id: callId,
-      title: truncate(task.title, 256),
-      status: task.state === 'running' ? 'in_progress' : task.state === 'ok' ? 'complete' : 'error',
-      ...(task.summary ? { output: truncate(task.summary, 256) } : {}),
-    };
-    await this.streamAppend({ ...(this.pending ? { markdown_text: this.pending } : {}), chunks: [chunk] });
+    await this.streamAppend({ ...(this.text.pending ? { markdown_text: this.text.pending } : {}), chunks: [taskChunk(callId, task)] });
   }
 
   // ── fallback: one message, updated at most once a second ───────────────────────────────
 
   private async enterFallback(): Promise<void> {
     this.clearTimer();
-    const started = this.streamer?.ts;
-    if (started && this.streamer) {
-      // Close what was streamed so far (best effort) and keep editing that same message.
-      await this.streamer.stop().catch(() => undefined);
-      this.fallbackTs = started;
-    }
-    this.streamer = undefined;
-    this.pending = this.shown + this.pending;
-    this.shown = '';
+    // Close what was streamed so far (best effort) and keep editing that same message.
+    this.updates = new UpdateDelivery(this.slack, this.updateMs, await this.stream.abandon());
+    this.text.unflush();
     this.mode = 'fallback';
     await this.updateLive();
   }
 
   private scheduleUpdate(): void {
-    const wait = Math.max(0, this.lastUpdate + this.updateMs - Date.now());
-    this.schedule(() => this.updateLive(), wait);
+    this.schedule(() => this.updateLive(), this.updates?.wait() ?? 0);
   }
 
   private async updateLive(): Promise<void> {
-    this.lastUpdate = Date.now();
-    const message = this.liveMessage();
-    if (this.fallbackTs) await this.slack.update(this.fallbackTs, message);
-    else this.fallbackTs = (await this.slack.post(message))?.ts;
-  }
-
-  private liveMessage(extra: SlackBlock[] = []): SlackMessage {
-    const text = this.shown + this.pending;
-    const blocks: SlackBlock[] = text.trim() ? markdownBlocks(text) : [];
-    const lines = [...this.tasks.values()].map((t) => `${t.state === 'running' ? '⏳' : t.state === 'ok' ? '✅' : '⚠️'} ${escapeMrkdwn(t.title)}`);
-    if (lines.length) blocks.push(contextBlock([truncate(lines.join('\n'), L.contextText)]));
-    if (!blocks.length && !extra.length) blocks.push(contextBlock(['_Working on it…_']));
-    return { text: truncate(text.trim() || 'Working on it…', L.fallbackText), blocks: [...blocks, ...extra] };
+    await this.updates?.show(liveMessage(this.text.live, this.tasks.values()));
   }
 
   // ── the end of the turn ─────────────────────────────────────────────────────────────────
@@ -302,31 +244,26 @@ export class TurnWriter {
     // What the model streamed for its last step, then whatever the final text adds (a length
     // note, a terminal tool's text): the thread shows the same answer the reply carries.
     const streamed = this.segment.trim();
-    const rest = reply.text.startsWith(streamed) ? reply.text.slice(streamed.length) : `${this.shown || this.pending ? '\n\n' : ''}${reply.text}`;
+    const rest = reply.text.startsWith(streamed) ? reply.text.slice(streamed.length) : `${this.text.empty ? '' : '\n\n'}${reply.text}`;
 
     if (this.mode === 'idle') {
       // Nothing visible yet: a quick answer goes out as one finished message (no stream needed).
-      this.pending = '';
+      this.text.pending = '';
       await this.slack.postAll(renderReply(reply).messages);
     } else if (this.mode === 'stream') {
-      this.appendMarkdown(rest);
-      const rendered = renderReply({ text: this.overflow, blocks: reply.blocks }, { firstMessageMarkdownUsed: this.shown.length + this.pending.length });
+      this.text.append(rest);
+      const rendered = renderReply({ text: this.text.overflow, blocks: reply.blocks }, { firstMessageMarkdownUsed: this.text.used });
       const [first, ...more] = rendered.messages;
-      const streamer = this.streamer;
-      this.streamer = undefined;
-      if (streamer) {
-        const stopped = await this.slack.call('chat.stopStream', () =>
-          streamer.stop({ ...(this.pending ? { markdown_text: this.pending } : {}), ...(first?.blocks.length ? { blocks: first.blocks } : {}) }),
-        );
+      if (this.stream.open) {
+        const stopped = await this.stream.stop({ ...(this.text.pending ? { markdown_text: this.text.pending } : {}), ...(first?.blocks.length ? { blocks: first.blocks } : {}) });
         if (!stopped && first?.blocks.length) more.unshift(first);
       }
-      this.shown += this.pending;
-      this.pending = '';
+      this.text.flushAll();
       await this.slack.postAll(more);
     } else if (this.mode === 'fallback') {
-      const full = `${this.shown}${this.pending}${this.overflow}${rest}`;
+      const full = `${this.text.live}${this.text.overflow}${rest}`;
       const [first, ...more] = renderReply({ text: full, blocks: reply.blocks }).messages;
-      if (first) await this.replaceLive(first);
+      if (first) await this.updates!.replace(first);
       await this.slack.postAll(more);
     }
     await this.uploadFiles(reply);
@@ -342,42 +279,24 @@ export class TurnWriter {
   // ── a replay: an earlier run died after posting; its messages get the final answer ──────
 
   private async handleReplay(event: TurnEvent): Promise<void> {
-    if (event.type === 'reply') return this.enqueue(() => this.replaceEarlier(renderReply(event.reply).messages, event.reply));
-    if (event.type === 'error' && event.notify !== false) return this.enqueue(() => this.replaceEarlier([noticeMessage(event.message)]));
-  }
-
-  private async replaceEarlier(messages: SlackMessage[], reply?: Reply): Promise<void> {
-    this.mode = 'post';
-    // A stream the dead run left open cannot be edited until it is stopped.
-    for (const m of this.earlier.filter((e) => e.stream)) {
-      await this.target.client.apiCall('chat.stopStream', { channel: this.target.channel, ts: m.ts }).catch(() => undefined);
-    }
-    const shown = messages.filter((m) => m.blocks.length);
-    for (const [i, message] of shown.entries()) {
-      const earlier = this.earlier[i];
-      if (!(earlier && (await this.slack.update(earlier.ts, message)))) await this.slack.postAll([message]);
-    }
-    for (const extra of this.earlier.slice(shown.length)) await this.slack.remove(extra.ts);
-    this.log.info({ edited: Math.min(shown.length, this.earlier.length), posted: this.slack.posted }, 'slack replay edited the earlier run’s messages');
-    if (reply) await this.uploadFiles(reply);
+    const replay = async (messages: SlackMessage[], reply?: Reply) => {
+      this.mode = 'post';
+      await replaceEarlier(this.target, this.slack, this.log, this.earlier, messages);
+      if (reply) await this.uploadFiles(reply);
+    };
+    if (event.type === 'reply') return this.enqueue(() => replay(renderReply(event.reply).messages, event.reply));
+    if (event.type === 'error' && event.notify !== false) return this.enqueue(() => replay([noticeMessage(event.message)]));
   }
 
   private async finishWithError(message: string): Promise<void> {
     const notice = noticeMessage(message);
-    if (this.mode === 'stream' && this.streamer) {
-      const streamer = this.streamer;
-      this.streamer = undefined;
-      const text = `${this.pending}${this.shown || this.pending ? '\n\n' : ''}⚠️ ${message}`;
-      if (await this.slack.call('chat.stopStream', () => streamer.stop({ markdown_text: text }))) return;
-    } else if (this.mode === 'fallback' && this.fallbackTs) {
-      return this.replaceLive(this.liveMessage(notice.blocks));
+    if (this.mode === 'stream' && this.stream.open) {
+      const text = `${this.text.pending}${this.text.empty ? '' : '\n\n'}⚠️ ${message}`;
+      if (await this.stream.stop({ markdown_text: text })) return;
+    } else if (this.mode === 'fallback' && this.updates?.posted) {
+      return this.updates.replace(liveMessage(this.text.live, this.tasks.values(), notice.blocks));
     }
     await this.slack.postAll([notice]);
-  }
-
-  private async replaceLive(message: SlackMessage): Promise<void> {
-    if (this.fallbackTs && (await this.slack.update(this.fallbackTs, message))) return;
-    await this.slack.postAll([message]);
   }
 
   // ── plumbing ────────────────────────────────────────────────────────────────────────────

@@ -1,0 +1,152 @@
+import type { types, webApi } from '@slack/bolt';
+import type { Logger } from '../../logger.js';
+import { truncate } from '../../reply/text.js';
+import { SLACK_LIMITS as L } from './limits.js';
+import { contextBlock, markdownBlocks, type SlackBlock, type SlackMessage } from './render.js';
+import { escapeMrkdwn } from './text.js';
+import type { ThreadPoster, ThreadTarget } from './thread-poster.js';
+
+/** A tool call as the live message shows it. */
+export interface Task {
+  title: string;
+  state: 'running' | 'ok' | 'error';
+  summary?: string;
+}
+
+/**
+ * The streaming delivery: Slack's chat streaming (chat.startStream / appendStream / stopStream)
+ * carrying the answer's markdown and the tool calls as task updates. `append` throws what Slack
+ * threw (the writer decides between falling back and giving up); `stop` reports through the
+ * ThreadPoster and returns whether it worked.
+ */
+export class StreamDelivery {
+  private streamer: webApi.ChatStreamer | undefined;
+
+  constructor(
+    private readonly target: ThreadTarget,
+    private readonly slack: ThreadPoster,
+    /** Called with the stream's ts once Slack started it (the inbox records it for replays). */
+    private readonly onStarted: (ts: string) => Promise<void>,
+  ) {}
+
+  /** Whether a stream is open (started, or opened and not yet stopped). */
+  get open(): boolean {
+    return this.streamer !== undefined;
+  }
+
+  /** One append; the first one starts the stream, which counts as a message posted in the thread. */
+  async append(args: { markdown_text?: string; chunks?: types.AnyChunk[] }): Promise<void> {
+    const starting = !this.streamer?.ts;
+    this.streamer ??= this.target.client.chatStream({
+      channel: this.target.channel,
+      thread_ts: this.target.threadTs,
+      recipient_user_id: this.target.userId,
+      ...(this.target.userTeamId ? { recipient_team_id: this.target.userTeamId } : {}),
+      task_display_mode: 'timeline',
+      // The writer paces the flushes; every append goes out.
+      buffer_size: 1,
+    });
+    await this.streamer.append(args);
+    if (starting) {
+      this.slack.posted += 1;
+      if (this.streamer.ts) await this.onStarted(this.streamer.ts);
+    }
+  }
+
+  /** Ends the stream with its last markdown and the reply's blocks; false when Slack refused. */
+  async stop(args?: { markdown_text?: string; blocks?: SlackBlock[] }): Promise<boolean> {
+    const streamer = this.streamer;
+    this.streamer = undefined;
+    if (!streamer) return false;
+    return Boolean(await this.slack.call('chat.stopStream', () => streamer.stop(args && Object.keys(args).length ? args : undefined)));
+  }
+
+  /** Gives the stream up quietly (best effort); returns the ts of the message it streamed, if any. */
+  async abandon(): Promise<string | undefined> {
+    const streamer = this.streamer;
+    this.streamer = undefined;
+    const ts = streamer?.ts;
+    if (streamer && ts) await streamer.stop().catch(() => undefined);
+    return ts;
+  }
+}
+
+/** A task as a streaming task_update chunk. */
+export function taskChunk(id: string, task: Task): types.TaskUpdateChunk {
+  return {
+    type: 'task_update',
+    id,
+    title: truncate(task.title, 256),
+    status: task.state === 'running' ? 'in_progress' : task.state === 'ok' ? 'complete' : 'error',
+    ...(task.summary ? { output: truncate(task.summary, 256) } : {}),
+  };
+}
+
+/**
+ * The update delivery, where streaming is unavailable: one message posted, then updated with the
+ * whole live text and task list, at most once per `intervalMs`.
+ */
+export class UpdateDelivery {
+  private lastUpdate = 0;
+
+  constructor(
+    private readonly slack: ThreadPoster,
+    private readonly intervalMs: number,
+    /** A streamed message to keep editing (the stream broke after it started). */
+    private ts?: string,
+  ) {}
+
+  get posted(): boolean {
+    return this.ts !== undefined;
+  }
+
+  /** How long the next update has to wait. */
+  wait(now = Date.now()): number {
+    return Math.max(0, this.lastUpdate + this.intervalMs - now);
+  }
+
+  async show(message: SlackMessage): Promise<void> {
+    this.lastUpdate = Date.now();
+    if (this.ts) await this.slack.update(this.ts, message);
+    else this.ts = (await this.slack.post(message))?.ts;
+  }
+
+  /** The final content: the live message edited, or posted anew when it cannot be. */
+  async replace(message: SlackMessage): Promise<void> {
+    if (this.ts && (await this.slack.update(this.ts, message))) return;
+    await this.slack.postAll([message]);
+  }
+}
+
+/** The live message of the update delivery: the text so far, the task list, and `extra` blocks. */
+export function liveMessage(text: string, tasks: Iterable<Task>, extra: SlackBlock[] = []): SlackMessage {
+  const blocks: SlackBlock[] = text.trim() ? markdownBlocks(text) : [];
+  const lines = [...tasks].map((t) => `${t.state === 'running' ? '⏳' : t.state === 'ok' ? '✅' : '⚠️'} ${escapeMrkdwn(t.title)}`);
+  if (lines.length) blocks.push(contextBlock([truncate(lines.join('\n'), L.contextText)]));
+  if (!blocks.length && !extra.length) blocks.push(contextBlock(['_Working on it…_']));
+  return { text: truncate(text.trim() || 'Working on it…', L.fallbackText), blocks: [...blocks, ...extra] };
+}
+
+/**
+ * The replay delivery: an earlier run of this turn died after posting; its messages are edited
+ * into the final answer (a stream it left open is stopped first), extra ones removed, and only
+ * what goes beyond them posted.
+ */
+export async function replaceEarlier(
+  target: ThreadTarget,
+  slack: ThreadPoster,
+  log: Logger,
+  earlier: readonly { ts: string; stream: boolean }[],
+  messages: SlackMessage[],
+): Promise<void> {
+  for (const m of earlier.filter((e) => e.stream)) {
+    await target.client.apiCall('chat.stopStream', { channel: target.channel, ts: m.ts }).catch(() => undefined);
+  }
+  const shown = messages.filter((m) => m.blocks.length);
+  for (const [i, message] of shown.entries()) {
+    const before = earlier[i];
+    if (!(before && (await slack.update(before.ts, message)))) await slack.postAll([message]);
+  }
+  for (const extra of earlier.slice(shown.length)) await slack.remove(extra.ts);
+  log.info({ edited: Math.min(shown.length, earlier.length), posted: slack.posted }, 'slack replay edited the earlier run’s messages');
+}

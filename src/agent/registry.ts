@@ -15,7 +15,6 @@ export interface OfferedTool {
 
 export interface ToolRegistry {
   readonly tools: readonly AnyTool[];
-  get(name: string): AnyTool | undefined;
   /** The tools to offer on this step (those whose `offer()` is true), optionally limited to `only`. */
   offered(ctx: OfferContext, only?: readonly string[]): Promise<Map<string, OfferedTool>>;
   /** Text the tools contribute to the system context, from thread state. */
@@ -43,7 +42,6 @@ export function createToolRegistry(tools: readonly AnyTool[], dialect: Dialect):
 
   return {
     tools,
-    get: (name) => byName.get(name),
     async offered(ctx, only) {
       const candidates = only ? only.flatMap((n) => byName.get(n) ?? []) : tools;
       const decisions = await Promise.all(

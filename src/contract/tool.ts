@@ -58,7 +58,6 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
    * Must return a schema whose parse output is assignable to `input`'s.
    */
   inputFor?: (ctx: OfferContext) => Promise<z.ZodObject> | z.ZodObject;
-  output?: z.ZodType;
   /** Whether to offer the tool on this step. Default: always. */
   offer?: (ctx: OfferContext) => Promise<boolean> | boolean;
   /** Text the tool contributes to the system context of later steps (from thread state). */

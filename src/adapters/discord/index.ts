@@ -1,8 +1,7 @@
 import { once } from 'node:events';
 import { Events, type Client } from 'discord.js';
-import type { Switchboard } from '../../app.js';
 import { ConfigError } from '../../config.js';
-import type { PlatformAdapter } from '../platform.js';
+import type { AdapterDeps, PlatformAdapter } from '../platform.js';
 import { apiBase, createDiscordClient, planShards } from './client.js';
 import { createActionStore } from './custom-id.js';
 import { createHandlers } from './handlers.js';
@@ -27,7 +26,12 @@ export interface DiscordAdapter extends PlatformAdapter {
  * runs the turns, on whichever replica takes them, through the delivery function registered
  * by start().
  */
-export function createDiscordAdapter(sb: Switchboard, options: DiscordAdapterOptions = {}): DiscordAdapter | undefined {
+/** The settings the Discord adapter reads. */
+export type DiscordConfig =
+  | 'DISCORD_TOKEN' | 'DISCORD_APPLICATION_ID' | 'DISCORD_API_URL' | 'DISCORD_PUBLIC_KEY' | 'DISCORD_MEMBER_ROLES'
+  | 'DISCORD_SHARD_COUNT' | 'DISCORD_SHARD_IDS' | 'THREAD_TTL_DAYS' | 'INBOX_THREAD_QUEUE_MAX';
+
+export function createDiscordAdapter(sb: AdapterDeps<DiscordConfig>, options: DiscordAdapterOptions = {}): DiscordAdapter | undefined {
   const { config } = sb;
   const token = config.DISCORD_TOKEN;
   const publicKey = config.DISCORD_PUBLIC_KEY;

@@ -3,7 +3,7 @@ import { App, HTTPReceiver, SocketModeReceiver, webApi } from '@slack/bolt';
 import type { Switchboard } from '../../app.js';
 import { isAdminPort } from '../../data/rpc-port.js';
 import { metrics } from '../../metrics.js';
-import type { PlatformAdapter } from '../platform.js';
+import type { AdapterDeps, PlatformAdapter } from '../platform.js';
 import { boltLogger } from './bolt-logger.js';
 import { createSlackRoles } from './user-roles.js';
 import { registerHandlers } from './handlers.js';
@@ -31,7 +31,13 @@ const SLACK_CALL_TIMEOUT_MS = 30_000;
  * or many installed through OAuth (SLACK_CLIENT_ID…: /slack/install, each event answered with
  * its workspace's token). Undefined when neither is set.
  */
-export function createSlackAdapter(sb: Switchboard, opts: SlackAdapterOptions = {}): PlatformAdapter | undefined {
+/** The settings the Slack adapter reads. */
+export type SlackConfig =
+  | 'SLACK_BOT_TOKEN' | 'SLACK_SIGNING_SECRET' | 'SLACK_APP_TOKEN' | 'SLACK_API_URL'
+  | 'SLACK_CLIENT_ID' | 'SLACK_CLIENT_SECRET' | 'SLACK_STATE_SECRET' | 'SLACK_TOKEN_ENCRYPTION_KEY'
+  | 'TENANT_MODE' | 'THREAD_TTL_DAYS' | 'INBOX_THREAD_QUEUE_MAX';
+
+export function createSlackAdapter(sb: AdapterDeps<SlackConfig> & Pick<Switchboard, 'data'>, opts: SlackAdapterOptions = {}): PlatformAdapter | undefined {
   const { config } = sb;
   const oauthMode = Boolean(config.SLACK_CLIENT_ID);
   if (!config.SLACK_BOT_TOKEN && !oauthMode) return undefined;

@@ -59,7 +59,7 @@ export interface SlackOAuth {
  * workspace's token (token rotation included, as InstallProvider does it).
  */
 export function createSlackOAuth(opts: {
-  config: Config;
+  config: Pick<Config, 'SLACK_CLIENT_ID' | 'SLACK_CLIENT_SECRET' | 'SLACK_STATE_SECRET' | 'SLACK_TOKEN_ENCRYPTION_KEY' | 'TENANT_MODE'>;
   data: AdminDataPort;
   log: Logger;
   clientOptions: webApi.WebClientOptions;

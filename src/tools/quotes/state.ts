@@ -121,11 +121,6 @@ export function rememberOffers(state: ThreadState, offers: readonly Offer[]): vo
   qs.offers = [...qs.offers.filter((o) => !fresh.has(o.sku.toLowerCase())), ...offers].slice(-MAX_OFFERS);
 }
 
-export function findOffer(state: ThreadState, sku: string): Offer | undefined {
-  const key = sku.trim().toLowerCase();
-  return quoteState(state).offers.find((o) => o.sku.toLowerCase() === key);
-}
-
 /** A new calculation makes the prices and table built on the old one stale. */
 export function saveCalc(state: ThreadState, draft: CalcDraft): void {
   const qs = quoteState(state);

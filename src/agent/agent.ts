@@ -9,7 +9,7 @@ import { createRateLimits, type RateLimits } from '../security/rate-limits.js';
 import { clean } from '../security/sanitize.js';
 import type { ToolRegistry } from './registry.js';
 import { createEventChannel } from './event-channel.js';
-import { trimHistory } from './history.js';
+import { trimCounted } from './history.js';
 import { LlmError, type LlmClient } from '../contract/llm.js';
 import { ThreadLockTimeoutError } from './thread-lock.js';
 import { runLoop } from './loop.js';
@@ -115,7 +115,7 @@ export function createAgent(deps: AgentDeps): Agent {
             registry,
             messages: [
               { role: 'system', content: m ? m.system(scope) : systemPrompt(tenant, message, now()) },
-              ...trimHistory(state.history, config.HISTORY_MAX_TOKENS),
+              ...trimCounted(state.history, config.HISTORY_MAX_TOKENS, state.historyTokens).messages,
               { role: 'user', content: text },
             ],
             ctx: { tenant, state, data: tenantData, log: turnLog, message, llm, now },
@@ -149,7 +149,9 @@ export function createAgent(deps: AgentDeps): Agent {
         }
         if (result.ended === 'no_terminal' && mode?.requireTerminal) result.text = mode.requireTerminal.giveUp;
         await mode?.after?.(result, scope);
-        state.history = trimHistory([...state.history, { role: 'user', content: text }, ...result.added], config.HISTORY_MAX_TOKENS);
+        const kept = trimCounted([...state.history, { role: 'user', content: text }, ...result.added], config.HISTORY_MAX_TOKENS, state.historyTokens);
+        state.history = kept.messages;
+        state.historyTokens = kept.tokens;
         emit({ type: 'reply', reply: { text: result.text, blocks: result.blocks } });
         await recordUsage(message, tenant, result.usage, result.toolCalls.length);
         emit({ type: 'done', usage: result.usage, toolCalls: result.toolCalls, data: result.data, ...(flags.length ? { flags } : {}) });

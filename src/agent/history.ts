@@ -1,5 +1,11 @@
 import type { ChatMessage } from '../contract/llm.js';
-import { countMessageTokens } from '../contract/tokens.js';
+import { messageTokens } from '../contract/tokens.js';
+
+/** A history with each message's token count, in step (kept with the thread, so no turn re-counts it). */
+export interface CountedHistory {
+  messages: ChatMessage[];
+  tokens: number[];
+}
 
 /**
  * The newest messages that fit in `maxTokens`, oldest dropped first, in a shape the OpenAI API
@@ -8,7 +14,15 @@ import { countMessageTokens } from '../contract/tokens.js';
  * user message are always kept, even over budget (without them there is no turn to answer).
  */
 export function trimHistory(messages: readonly ChatMessage[], maxTokens: number): ChatMessage[] {
-  const units = toUnits(messages);
+  return trimCounted(messages, maxTokens).messages;
+}
+
+/**
+ * `trimHistory` with token counts: `known[i]` is message i's count when an earlier turn computed
+ * it (the thread's stored counts cover its stored history); only the others are tokenized.
+ */
+export function trimCounted(messages: readonly ChatMessage[], maxTokens: number, known: readonly number[] = []): CountedHistory {
+  const units = toUnits(messages, (i) => known[i] ?? messageTokens(messages[i]!));
   let total = units.reduce((sum, unit) => sum + unit.tokens, 0);
   const kept = units.map(() => true);
   for (let i = 0; i < units.length && total > maxTokens; i++) {
@@ -17,22 +31,31 @@ export function trimHistory(messages: readonly ChatMessage[], maxTokens: number)
     kept[i] = false;
     total -= unit.tokens;
   }
-  return units.filter((_, i) => kept[i]).flatMap((unit) => unit.messages);
+  const out: CountedHistory = { messages: [], tokens: [] };
+  for (const [i, unit] of units.entries()) {
+    if (!kept[i]) continue;
+    out.messages.push(...unit.messages);
+    out.tokens.push(...unit.counts);
+  }
+  return out;
 }
 
 /** Messages that are kept or dropped together. */
 interface Unit {
   messages: ChatMessage[];
+  counts: number[];
   tokens: number;
   pinned: boolean;
 }
 
 /** Groups each tool-calling assistant message with its results; drops exchanges the API would reject. */
-function toUnits(messages: readonly ChatMessage[]): Unit[] {
+function toUnits(messages: readonly ChatMessage[], count: (index: number) => number): Unit[] {
   const newestUser = messages.findLastIndex((m) => m.role === 'user');
   const units: Unit[] = [];
-  const add = (group: ChatMessage[], pinned: boolean) =>
-    units.push({ messages: group, tokens: countMessageTokens(group), pinned });
+  const add = (indexes: number[], pinned: boolean) => {
+    const counts = indexes.map(count);
+    units.push({ messages: indexes.map((i) => messages[i]!), counts, tokens: counts.reduce((a, b) => a + b, 0), pinned });
+  };
 
   let preamble = true; // still among the leading system/developer messages
   for (let i = 0; i < messages.length; i++) {
@@ -40,17 +63,17 @@ function toUnits(messages: readonly ChatMessage[]): Unit[] {
     if (message.role === 'tool') continue; // an orphan: its call is not right before it
     preamble &&= message.role === 'system' || message.role === 'developer';
     if (message.role !== 'assistant' || !message.tool_calls?.length) {
-      add([message], preamble || i === newestUser);
+      add([i], preamble || i === newestUser);
       continue;
     }
     // The results must follow the call directly; collect them, one per call id.
     const pending = new Set(message.tool_calls.map((call) => call.id));
-    const group: ChatMessage[] = [message];
+    const group = [i];
     let next = i + 1;
     for (; next < messages.length; next++) {
       const result = messages[next]!;
       if (result.role !== 'tool') break;
-      if (pending.delete(result.tool_call_id)) group.push(result);
+      if (pending.delete(result.tool_call_id)) group.push(next);
     }
     i = next - 1;
     if (pending.size === 0) add(group, false);

@@ -26,6 +26,7 @@ export interface ThreadStoreOptions {
  */
 const storedState = z.object({
   history: z.array(z.looseObject({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']) })),
+  historyTokens: z.array(z.number().int().nonnegative()).optional(),
   tools: z.record(z.string(), z.unknown()).default({}),
   cache: z.record(z.string(), z.object({ value: z.unknown(), expiresAt: z.number() })).default({}),
   mode: z.object({ name: z.string(), data: z.record(z.string(), z.unknown()).optional() }).optional(),
@@ -58,8 +59,10 @@ export function createThreadStore(kv: KvStore, options: ThreadStoreOptions): Thr
         );
         return newThreadState(key);
       }
-      const { history, mode, ...rest } = parsed.data;
+      const { history, historyTokens, mode, ...rest } = parsed.data;
       const state: ThreadState = { ...rest, key, history: history as ChatMessage[] };
+      // Counts that do not match the history (an older value, a hand edit) are recomputed.
+      if (historyTokens?.length === history.length) state.historyTokens = historyTokens;
       if (mode) state.mode = mode;
       return state;
     },

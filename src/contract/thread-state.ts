@@ -9,6 +9,8 @@ export interface ThreadState {
   key: string;
   /** Trimmed conversation: user, assistant and tool messages of earlier turns. */
   history: ChatMessage[];
+  /** Each history message's token count, in step with `history` (so a turn tokenizes only its new messages). */
+  historyTokens?: number[];
   /** Each tool family's own state, under its own key (e.g. `competitors`, `campaigns`). */
   tools: Record<string, unknown>;
   /** Per-thread caches with an expiry (query embeddings, web results). */

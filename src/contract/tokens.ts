@@ -26,7 +26,8 @@ export function countMessageTokens(messages: readonly ChatMessage[]): number {
   return total;
 }
 
-function messageTokens(message: ChatMessage): number {
+/** Tokens one message costs in a request (its content, tool calls and framing). */
+export function messageTokens(message: ChatMessage): number {
   let tokens = PER_MESSAGE + contentTokens(message.content);
   if ('name' in message && message.name) tokens += countTokens(message.name);
   if (message.role === 'tool') tokens += countTokens(message.tool_call_id);

@@ -1,4 +1,5 @@
 import KeyvRedis, { createClient, type RedisClientType } from '@keyv/redis';
+import { defaultDeserialize, defaultSerialize } from '@keyv/serialize';
 import { Keyv } from 'keyv';
 import { LRUCache } from 'lru-cache';
 import { ConfigError, type Config } from '../config.js';
@@ -71,13 +72,31 @@ class BoundedStore {
   }
 }
 
+/**
+ * A string value starting with ':' (`[`, `:` or `,` then `":`): keyv's own format escapes those
+ * (and marks Buffers `:base64:`). Values without one are plain JSON in both formats.
+ */
+const KEYV_ESCAPED = /[[:,]":/;
+
+/**
+ * Keyv's serialization, at native JSON speed: keyv's own serializer walks every value in
+ * JavaScript and its reader revives every string (together a fifth of a turn's CPU in
+ * bench/core-overhead.ts). Values that need keyv's escaping still get it, so what is stored
+ * reads the same by this code and by keyv's default (other replicas mid-deploy, old values).
+ */
+export const fastKeyvSerialize = (data: unknown): string => {
+  const raw = JSON.stringify(data);
+  return KEYV_ESCAPED.test(raw) ? defaultSerialize(data) : raw;
+};
+export const fastKeyvDeserialize = <T>(raw: string): T => (KEYV_ESCAPED.test(raw) ? defaultDeserialize(raw) : JSON.parse(raw)) as T;
+
 /** Keys the in-memory store keeps at most (threads, follows, claims): the least recently used go first. */
 export const MEMORY_KV_MAX_KEYS = 100_000;
 
 export function createMemoryKv(maxKeys = MEMORY_KV_MAX_KEYS): KvStore {
   const map = new BoundedStore(maxKeys);
   // Keyv calls only get/set(key, value, ttl)/delete/clear/has on a Map store; its type asks for a whole Map.
-  const keyv = new Keyv(map as unknown as Map<string, unknown>, { useKeyPrefix: false });
+  const keyv = new Keyv(map as unknown as Map<string, unknown>, { useKeyPrefix: false, serialize: fastKeyvSerialize, deserialize: fastKeyvDeserialize });
   // Keys being written by setIfAbsent: the check and the claim happen with no await between
   // them, so two callers in this process cannot both see the key as absent.
   const claiming = new Set<string>();
@@ -122,7 +141,7 @@ async function createRedisKv(url: string, log: Logger, options: KvOptions): Prom
   // Same wiring as @keyv/redis's createKeyv: the adapter prefixes keys, keyv does not.
   // throwOnErrors: a Redis failure must reach the caller, not read as "no value" (which would
   // make a thread forget its history and then overwrite it).
-  const keyv = new Keyv(adapter, { namespace, useKeyPrefix: false, throwOnErrors: true });
+  const keyv = new Keyv(adapter, { namespace, useKeyPrefix: false, throwOnErrors: true, serialize: fastKeyvSerialize, deserialize: fastKeyvDeserialize });
   const serialize = keyv.serialize ?? JSON.stringify;
 
   // After close(), @keyv/redis would quietly reconnect on the next call and leak the connection.

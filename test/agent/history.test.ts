@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { trimHistory } from '../../src/agent/history.js';
+import { trimCounted, trimHistory } from '../../src/agent/history.js';
 import { countMessageTokens, countTokens } from '../../src/contract/tokens.js';
 import type { ChatMessage } from '../../src/contract/llm.js';
 
@@ -130,5 +130,17 @@ describe('trimHistory', () => {
       const overBudget = countMessageTokens(trimmed) > budget;
       if (overBudget) expect(trimmed[0]).toBe(newestUser); // only the pinned message may overflow
     }
+  });
+
+  it('keeps each message’s count with the history, and counts only the messages it does not know', () => {
+    const history: ChatMessage[] = [user('first question'), toolCall(['c1']), toolResult('c1'), assistant('first answer'), user('second question')];
+    const counted = trimCounted(history, 10_000);
+    expect(counted.messages).toEqual(history);
+    expect(counted.tokens.reduce((a, b) => a + b, 0)).toBe(countMessageTokens(history));
+    // Stored counts are trusted: claim the first exchange is huge and it is the one dropped.
+    const claimed = trimCounted([...history, assistant('second answer')], 500, [1_000, 5, 5, 5, ...counted.tokens.slice(4)]);
+    expect(claimed.messages[0]).toEqual(history[1]);
+    expect(claimed.tokens).toHaveLength(claimed.messages.length);
+    expect(claimed.tokens.at(-1)).toBe(countMessageTokens([assistant('second answer')]));
   });
 });

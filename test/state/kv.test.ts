@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { defaultDeserialize, defaultSerialize } from '@keyv/serialize';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger, silentLogger } from '../../src/logger.js';
 import { createKv, createMemoryKv, describeRedisUrl, type KvStore } from '../../src/state/kv.js';
@@ -98,6 +99,21 @@ describeRedis('redis kv', () => {
     expect(ttl).toBeGreaterThan(50_000);
     expect(await kv.delete('thread:a')).toBe(true);
     expect(await kv.get('thread:a')).toBeUndefined();
+  });
+
+  it('reads and writes keyv’s own format: values stored by keyv’s default serializer, and what plain keyv reads back', async () => {
+    const kv = await open();
+    const value = { history: [{ role: 'user', content: ':) colon first' }, { role: 'assistant', content: 'plain' }], n: 3 };
+    // Written as a replica running keyv's default serializer writes it (an older release, mid-deploy).
+    await kv.redis!.set(`${namespace}::thread:old`, defaultSerialize({ value, expires: Date.now() + 60_000 }));
+    expect(await kv.get('thread:old')).toEqual(value);
+    // And what this build writes, read with keyv's default reader.
+    await kv.set('thread:new', value, 60_000);
+    const raw = await kv.redis!.get(`${namespace}::thread:new`);
+    expect((defaultDeserialize(raw!) as { value: unknown }).value).toEqual(value);
+    // Without an escaped string, the stored text is plain JSON.
+    await kv.set('thread:plain', { a: 'b' }, 60_000);
+    expect(JSON.parse((await kv.redis!.get(`${namespace}::thread:plain`))!)).toMatchObject({ value: { a: 'b' } });
   });
 
   it('setIfAbsent: 100 concurrent calls on one connection, exactly one wins', async () => {

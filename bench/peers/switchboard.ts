@@ -52,7 +52,13 @@ export interface SwitchboardBench {
 }
 
 export async function switchboardBench(): Promise<SwitchboardBench> {
-  const config = parseConfig({ OPENAI_API_KEY: 'sk-bench', PGLITE_MEMORY: '1', LOG_LEVEL: 'silent' });
+  // The embedded database by default; BENCH_DATABASE_URL (migrated) for the production shape, BENCH_REDIS_URL for shared state.
+  const config = parseConfig({
+    OPENAI_API_KEY: 'sk-bench',
+    LOG_LEVEL: 'silent',
+    ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : { PGLITE_MEMORY: '1' }),
+    ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
+  });
   const sb = await createSwitchboard(config, silentLogger(), { tools: TOOL_NAMES.map(echo), llm: new ScriptedLlm() });
   return {
     sb,

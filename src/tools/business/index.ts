@@ -8,6 +8,7 @@ import { businessContext } from './context.js';
 import { createKnowledgeTools } from './knowledge-tools.js';
 import { createBusinessLookups, type LookupSettings } from './lookup.js';
 import { createTakeMessageTool } from './take-message-tool.js';
+import { createTenantCache } from '../tenant-cache.js';
 
 export { TROUBLE_MESSAGE } from './lookup.js';
 
@@ -33,9 +34,11 @@ export function createBusinessTools(config: Config, opts: BusinessToolOptions = 
     turnBudgetMs: config.BUSINESS_TURN_BUDGET_MS,
     maxCalls: config.BUSINESS_MAX_CALLS,
   };
+  const referenceTtlMs = opts.referenceTtlMs ?? REFERENCE_TTL_MS;
   const env = {
     lookups: createBusinessLookups(settings),
-    referenceTtlMs: opts.referenceTtlMs ?? REFERENCE_TTL_MS,
+    perTenant: { hasBusiness: createTenantCache<boolean>(referenceTtlMs), context: createTenantCache<{ text: string | undefined; complete: boolean }>(referenceTtlMs) },
+    referenceTtlMs,
     bookingTtlMs: opts.bookingTtlMs ?? BOOKING_TTL_MS,
     // The lookups give up first (per call and per turn), so the user gets the fallback rather than a generic timeout.
     timeoutMs: Math.min(config.TOOL_TIMEOUT_MS, settings.turnBudgetMs + 1_000),

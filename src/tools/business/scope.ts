@@ -2,10 +2,17 @@ import type { Tenant } from '../../contract/data.js';
 import { businessRow, serviceRow, workingHoursRow } from '../../data/rows.js';
 import type { OfferContext } from '../../contract/tool.js';
 import type { BusinessLookups, LookupResult } from './lookup.js';
+import type { TenantCache } from '../tenant-cache.js';
 
 /** What every business tool shares: the lookup runner and how long results stay fresh. */
 export interface BusinessEnv {
   lookups: BusinessLookups;
+  /**
+   * Per tenant (and business), for `referenceTtlMs`: whether it has a business, and the system
+   * context built from its profile, services and hours. Every new thread would otherwise read
+   * the same three rows again (1,000 new threads: 3,000 reads).
+   */
+  perTenant: { hasBusiness: TenantCache<boolean>; context: TenantCache<{ text: string | undefined; complete: boolean }> };
   /** Services, hours, policies, FAQs: they change rarely. */
   referenceTtlMs: number;
   /** Bookings change status during the day: a short TTL. */
@@ -70,9 +77,17 @@ export function loadHours(env: BusinessEnv, ctx: OfferContext, now: number, tool
   });
 }
 
-/** Business tools are offered only to a tenant that has a business. */
+/** Business tools are offered only to a tenant that has a business (a failed read is not remembered). */
 export async function hasBusiness(env: BusinessEnv, ctx: OfferContext): Promise<boolean> {
   if (ctx.tenant.businessId) return true;
-  const profile = await loadProfile(env, ctx, Date.now(), 'offer');
-  return profile.ok && profile.value !== null;
+  return env.perTenant.hasBusiness.get(tenantKey(ctx.tenant), async () => {
+    const profile = await loadProfile(env, ctx, Date.now(), 'offer');
+    if (!profile.ok) throw new Error('the business profile could not be read');
+    return profile.value !== null;
+  }).catch(() => false);
+}
+
+/** The per-tenant cache key: the tenant and the business it answers for. */
+export function tenantKey(tenant: Tenant): string {
+  return `${tenant.id}:${tenant.businessId ?? 'own'}`;
 }

@@ -1,6 +1,6 @@
 import { competitorIdRow } from '../../data/rows.js';
 import type { OfferContext } from '../../contract/tool.js';
-import { createTenantCache } from './tenant-cache.js';
+import { createTenantCache } from '../tenant-cache.js';
 
 /** What the tool needs to know about a competitor before fetching it: no description. */
 export interface CompetitorEntry {

@@ -1,0 +1,43 @@
+/**
+ * The server side of bench/capacity.ts: Switchboard as `npm start` runs it (HTTP API, memory
+ * state), in its own process so its memory is measured alone: the compiled tree (`dist/`, as the
+ * Docker image runs it) with CAPACITY_DIST=1, else the sources through tsx. Reports its URL over
+ * IPC, samples its memory every 20 ms and reports the peaks (after a GC: what is still held)
+ * when asked.
+ */
+const root = process.env.CAPACITY_DIST ? '../../dist' : '../../src';
+const { serve } = await import(`${root}/serve.js`);
+const { parseConfig } = await import(`${root}/config.js`);
+const { silentLogger } = await import(`${root}/logger.js`);
+
+const config = parseConfig({
+  OPENAI_API_KEY: 'sk-capacity',
+  OPENAI_BASE_URL: process.env.CAPACITY_LLM_URL ?? '',
+  OPENAI_MAX_RETRIES: '0',
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'silent',
+  // The embedded database by default; CAPACITY_DATABASE_URL (migrated) for the production shape.
+  ...(process.env.CAPACITY_DATABASE_URL ? { DATABASE_URL: process.env.CAPACITY_DATABASE_URL } : { PGLITE_MEMORY: '1' }),
+  ...(process.env.CAPACITY_REDIS_URL ? { REDIS_URL: process.env.CAPACITY_REDIS_URL } : {}),
+});
+const serving = await serve(config, silentLogger());
+const keys = ['rss', 'heapUsed', 'external', 'arrayBuffers'];
+const peak = Object.fromEntries(keys.map((k) => [k, 0]));
+const idle = process.memoryUsage();
+setInterval(() => {
+  const m = process.memoryUsage();
+  for (const k of keys) peak[k] = Math.max(peak[k], m[k]);
+}, 20).unref();
+process.on('message', async (msg) => {
+  if (msg === 'report') {
+    globalThis.gc?.();
+    process.send?.({ idle, peak, now: process.memoryUsage(), maxRssKb: process.resourceUsage().maxRSS, cpu: process.cpuUsage() });
+  }
+  if (msg === 'reset') for (const k of keys) peak[k] = 0;
+  if (msg === 'stop') {
+    await serving.stop();
+    process.exit(0);
+  }
+});
+process.send?.({ url: serving.url });

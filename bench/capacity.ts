@@ -60,6 +60,7 @@ for (let round = 1; round <= ROUNDS; round++) {
   llm.script(...Array.from({ length: TURNS }, () => ({ text: 'Answered.', delayMs: LLM_MS })));
   child.send('reset');
   const before = await report();
+  const harnessCpu = process.cpuUsage();
   const started = performance.now();
   const results = await Promise.allSettled(
     Array.from({ length: TURNS }, async (_, i) => {
@@ -70,13 +71,14 @@ for (let round = 1; round <= ROUNDS; round++) {
     }),
   );
   const wall = performance.now() - started;
+  const harness = process.cpuUsage(harnessCpu);
   const after = await report();
   const ok = results.filter((r) => r.status === 'fulfilled').length;
   const firstError = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason as Error | undefined;
   const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])).sort((a, b) => a - b);
   const p = (q: number) => (done.length ? done[Math.min(done.length - 1, Math.floor(q * done.length))]!.toFixed(0) : '-');
   console.log(
-    `round ${round}: answered ${ok}/${TURNS} in ${(wall / 1000).toFixed(2)} s (answer times p50 ${p(0.5)} ms, p99 ${p(0.99)} ms; Switchboard's CPU ${((after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000 / TURNS).toFixed(2)} ms a turn)   ` +
+    `round ${round}: answered ${ok}/${TURNS} in ${(wall / 1000).toFixed(2)} s (answer times p50 ${p(0.5)} ms, p99 ${p(0.99)} ms; Switchboard's CPU ${((after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000 / TURNS).toFixed(2)} ms a turn, the harness's (clients and LLM) ${((harness.user + harness.system) / 1000 / TURNS).toFixed(2)} ms)   ` +
       `RSS before ${MB(before.now.rss)} MB, peak ${MB(after.peak.rss)} MB (+${((after.peak.rss - before.now.rss) / 1024 / TURNS).toFixed(0)} KB per in-flight turn); ` +
       `heap peak ${MB(after.peak.heapUsed)} MB, external ${MB(after.peak.external)} MB; after GC: heap ${MB(after.now.heapUsed)} MB, RSS ${MB(after.now.rss)} MB` +
       (firstError ? `   first error: ${firstError.message}` : ''),

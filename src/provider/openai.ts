@@ -9,6 +9,7 @@ import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/
 import { requireLlm, type Config } from '../config.js';
 import { scrubSecrets, type Logger } from '../logger.js';
 import { LlmError, type Completion, type CompletionRequest, type LlmClient } from '../contract/llm.js';
+import { createHttpFetch } from './http-fetch.js';
 import { StreamAssembler } from './stream-assembler.js';
 
 const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -18,6 +19,9 @@ const PLACEHOLDER_API_KEY = 'not-needed';
 const EMBEDDING_BATCH_SIZE = 96;
 
 type OpenAILogger = NonNullable<ClientOptions['logger']>;
+
+/** One keep-alive fetch for every client this process makes (chat, embeddings, images). */
+const httpFetch = createHttpFetch();
 
 /**
  * The one place an OpenAI SDK client is made (chat, embeddings, images): the base URL and key
@@ -39,6 +43,7 @@ export function openAIClient(opts: {
     baseURL,
     timeout: opts.timeoutMs,
     maxRetries: opts.maxRetries,
+    fetch: httpFetch,
     ...(opts.log ? { logger: sdkLogger(opts.log, apiKey), logLevel: 'warn' as const } : { logLevel: 'off' as const }),
   });
   return { openai, apiKey, baseURL, fail: (err) => toLlmError(err, { apiKey, baseURL }) };

@@ -2,6 +2,16 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Only src/adapters speaks to Slack and Discord; each entry adds its own restriction to that one. */
+function layerRules(entries) {
+  const sdks = { group: ['@slack/*', 'discord.js', '@discordjs/*', 'discord-interactions'], message: 'Only src/adapters speaks to Slack and Discord.' };
+  return entries.map(({ files, ignores, pattern }) => ({
+    files,
+    ...(ignores ? { ignores } : {}),
+    rules: { 'no-restricted-imports': ['error', { patterns: pattern ? [pattern, sdks] : [sdks] }] },
+  }));
+}
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.data/', 'coverage/'] },
   { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
@@ -17,41 +27,11 @@ export default tseslint.config(
     },
   },
   // The layers (docs/architecture.md); .dependency-cruiser.cjs checks the rest and import circles.
-  {
-    files: ['src/**/*.ts'],
-    ignores: ['src/adapters/**'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@slack/*', 'discord.js', '@discordjs/*', 'discord-interactions'], message: 'Only src/adapters speaks to Slack and Discord.' }] }],
-    },
-  },
-  {
-    files: ['src/tools/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['**/agent/*', '**/agent/**'], message: 'Tools and the agent meet through src/contract; a tool never imports the agent.' },
-            { group: ['@slack/*', 'discord.js', '@discordjs/*', 'discord-interactions'], message: 'Only src/adapters speaks to Slack and Discord.' },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['src/agent/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['**/tools/*', '**/tools/**'], message: 'The agent runs whatever tools it is given; it never imports a tool family (use src/contract).' },
-            { group: ['@slack/*', 'discord.js', '@discordjs/*', 'discord-interactions'], message: 'Only src/adapters speaks to Slack and Discord.' },
-          ],
-        },
-      ],
-    },
-  },
+  ...layerRules([
+    { files: ['src/**/*.ts'], ignores: ['src/adapters/**'] },
+    { files: ['src/tools/**/*.ts'], pattern: { group: ['**/agent/*', '**/agent/**'], message: 'Tools and the agent meet through src/contract; a tool never imports the agent.' } },
+    { files: ['src/agent/**/*.ts'], pattern: { group: ['**/tools/*', '**/tools/**'], message: 'The agent runs whatever tools it is given; it never imports a tool family (use src/contract).' } },
+  ]),
   {
     // The console adapter, CLIs and benchmarks talk to a terminal on purpose.
     files: ['src/adapters/console/**', 'src/**/cli/**', 'bench/**', 'scripts/**', 'test/**'],

@@ -12,6 +12,15 @@ const optionalString = z
   .trim()
   .transform((v) => (v === '' ? undefined : v))
   .optional();
+/** An optional 32-byte key as 64 hex characters (empty means unset). */
+const hex32 = (message: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[0-9a-fA-F]{64}$/, message)
+    .optional()
+    .or(z.literal('').transform(() => undefined));
+
 const optionalUrl = z
   .string()
   .trim()
@@ -127,12 +136,7 @@ export const configSchema = z
     /** Signs the OAuth `state` (any long random string). */
     SLACK_STATE_SECRET: optionalString,
     /** Seals installation tokens at rest: 32 bytes as 64 hex characters (`openssl rand -hex 32`). */
-    SLACK_TOKEN_ENCRYPTION_KEY: z
-      .string()
-      .trim()
-      .regex(/^[0-9a-fA-F]{64}$/, 'is 32 bytes as 64 hexadecimal characters (openssl rand -hex 32)')
-      .optional()
-      .or(z.literal('').transform(() => undefined)),
+    SLACK_TOKEN_ENCRYPTION_KEY: hex32('is 32 bytes as 64 hexadecimal characters (openssl rand -hex 32)'),
     // Discord
     DISCORD_TOKEN: optionalString,
     DISCORD_APPLICATION_ID: optionalString,
@@ -169,12 +173,7 @@ export const configSchema = z
         return [...ids].sort((a, b) => a - b);
       }),
     /** The application's public key (Developer Portal → General Information): enables the HTTP interactions endpoint. */
-    DISCORD_PUBLIC_KEY: z
-      .string()
-      .trim()
-      .regex(/^[0-9a-fA-F]{64}$/, 'is the application’s public key: 64 hexadecimal characters (Developer Portal → General Information)')
-      .optional()
-      .or(z.literal('').transform(() => undefined)),
+    DISCORD_PUBLIC_KEY: hex32('is the application’s public key: 64 hexadecimal characters (Developer Portal → General Information)'),
     /** Comma-separated role ids: users with none of them are guests for the tool limits (unset: everyone is a member). */
     DISCORD_MEMBER_ROLES: z
       .string()

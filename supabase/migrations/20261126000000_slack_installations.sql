@@ -144,27 +144,40 @@ as $$
     on a.attrelid = 'public.campaigns'::regclass and a.attname = 'embedding' and not a.attisdropped
 $$;
 
--- Supabase only: the same lockdown as the other functions (see 20261101000600); the tables
--- are reachable only through these functions, with the service role.
-do $$
+-- Supabase only: the lockdown every migration repeated until now, as one helper that later
+-- migrations call. Public functions are callable by the service role alone; the tables named
+-- get row level security and no grants for anon or authenticated. Elsewhere (no `anon` role:
+-- PGlite, plain Postgres) it does nothing.
+create or replace function sb_private.lock_down(p_functions text[], p_tables text[] default '{}')
+returns void
+language plpgsql
+as $$
 declare
   f regprocedure;
+  t text;
 begin
   if not exists (select 1 from pg_roles where rolname = 'anon') then
     return;
   end if;
-  execute 'alter table public.slack_installations enable row level security';
-  execute 'alter table public.tenant_workspace_requests enable row level security';
-  execute 'revoke all on public.slack_installations, public.tenant_workspace_requests from anon, authenticated';
+  foreach t in array p_tables loop
+    execute format('alter table public.%I enable row level security', t);
+    execute format('revoke all on public.%I from anon, authenticated', t);
+  end loop;
   for f in
     select p.oid::regprocedure
     from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'public' and p.proname in ('slack_save_installation', 'slack_get_installation', 'slack_delete_installation',
-      'slack_list_installations', 'list_workspace_requests', 'decide_workspace_request', 'schema_info')
+    where n.nspname = 'public' and p.proname = any (p_functions)
   loop
     execute format('revoke execute on function %s from public, anon, authenticated', f);
     if exists (select 1 from pg_roles where rolname = 'service_role') then
       execute format('grant execute on function %s to service_role', f);
     end if;
   end loop;
-end $$;
+end
+$$;
+
+select sb_private.lock_down(
+  array['slack_save_installation', 'slack_get_installation', 'slack_delete_installation', 'slack_list_installations',
+        'list_workspace_requests', 'decide_workspace_request', 'schema_info'],
+  array['slack_installations', 'tenant_workspace_requests']
+);

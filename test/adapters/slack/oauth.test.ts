@@ -271,6 +271,34 @@ describe('Slack OAuth: an Enterprise Grid org under TENANT_MODE=strict', () => {
   });
 });
 
+describe('Slack OAuth over Socket Mode', () => {
+  it('serves the install pages on the shared server and answers an installed workspace’s event with its token', async () => {
+    const [slack, data] = await Promise.all([startFakeSlack({ socketMode: true }), openPgliteTestPort({ seedDemo: false })]);
+    const { SLACK_SIGNING_SECRET: _http, ...socketEnv } = OAUTH_ENV;
+    const h = await startHarness({ data, env: { SLACK_API_URL: slack.url, ...socketEnv, SLACK_APP_TOKEN: slack.options.appToken } });
+    const adapter = createSlackAdapter(h.sb, { writer: { updateIntervalMs: 300, streamFlushMs: 50 } })!;
+    const server = await startHttpServer(createHttpApp({ agent: h.sb.agent, log: h.sb.log }), 0, '127.0.0.1', adapter.routes);
+    const stopAdapter = await runAdapter(h.sb, adapter);
+    const rig: Rig = { h, server, url: server.url, stop: async () => (await server.close(), await stopAdapter(), await h.close()) };
+    try {
+      expect(adapter.routes?.map((r) => r.prefix)).toEqual(['/slack/install', '/slack/oauth_redirect']);
+      await install(rig, slack, acme);
+      const acmeToken = [...slack.calls].reverse().find((c) => c.method === 'auth.test')!.token!;
+      h.llm.script({ text: 'Hello over the socket.' });
+      const q = mentionEvent(acme, 'hello', 'C0SOCKET');
+      await slack.socket!.deliver('events_api', q.body);
+      await slack.waitFor(() => delivered(rig) >= 1, 'the answer');
+      const posted = slack.calls.filter((c) => c.args.channel === 'C0SOCKET' && c.method.startsWith('chat.'));
+      expect(posted.length).toBeGreaterThan(0);
+      expect(posted.every((c) => c.token === acmeToken)).toBe(true);
+    } finally {
+      await rig.stop();
+      await data.close();
+      await slack.close();
+    }
+  });
+});
+
 describe('configuration', () => {
   const base = { OPENAI_API_KEY: 'sk-x', SLACK_SIGNING_SECRET: 's' };
   it('OAuth settings come together, with a 64-hex key, and not with SLACK_BOT_TOKEN', () => {

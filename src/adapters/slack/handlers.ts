@@ -11,7 +11,7 @@ import type { SlackState } from './slack-state.js';
 import { escapeMrkdwn } from './text.js';
 import { truncate } from '../../reply/text.js';
 import { postsOfEarlierRun } from './thread-poster.js';
-import { POST_MARK, STREAM_MARK, TurnWriter, type ThreadTarget, type WriterOptions } from './turn-writer.js';
+import { POST_MARK, STREAM_INTENT_MARK, STREAM_MARK, TurnWriter, type ThreadTarget, type WriterOptions } from './turn-writer.js';
 import type { SlackRoles } from './user-roles.js';
 import type { SlackAuth, SlackClients } from './oauth.js';
 
@@ -245,11 +245,14 @@ async function runTurn(d: Delivery<SlackWork>, message: IncomingMessage, target:
   message = { ...message, role: await deps.roles.of(target.client, message.workspaceId, message.userId) };
   const recorded = d.recorded.filter((r) => !r.startsWith(ROOT) && r !== DELIVERED);
   const tagged = { ...target, turnId: d.entry.id };
-  // A replay whose dead run posted but died before recording the ts: find its messages by their metadata.
+  // A replay whose dead run posted (or started a stream) but died before recording the ts: find
+  // its messages by their metadata, and its stream by the intent it recorded first.
   if (d.attempt > 1 && !recorded.some((r) => r.startsWith(POST_MARK) || r.startsWith(STREAM_MARK))) {
-    for (const ts of await postsOfEarlierRun(tagged, d.entry.id)) {
-      recorded.push(`${POST_MARK}${ts}`);
-      await d.record(`${POST_MARK}${ts}`).catch((err: unknown) => deps.log.warn({ err }, 'could not record a found earlier post'));
+    const intent = recorded.find((r) => r.startsWith(STREAM_INTENT_MARK));
+    for (const found of await postsOfEarlierRun(tagged, d.entry.id, intent ? Number(intent.slice(STREAM_INTENT_MARK.length)) : undefined)) {
+      const mark = `${found.stream ? STREAM_MARK : POST_MARK}${found.ts}`;
+      recorded.push(mark);
+      await d.record(mark).catch((err: unknown) => deps.log.warn({ err }, 'could not record a found earlier post'));
     }
   }
   const writer = new TurnWriter(tagged, {

@@ -4,7 +4,7 @@ import { truncate } from '../../reply/text.js';
 import { SLACK_LIMITS as L } from './limits.js';
 import { contextBlock, markdownBlocks, type SlackBlock, type SlackMessage } from './render.js';
 import { escapeMrkdwn } from './text.js';
-import type { ThreadPoster, ThreadTarget } from './thread-poster.js';
+import { turnMetadata, type ThreadPoster, type ThreadTarget } from './thread-poster.js';
 
 /** A tool call as the live message shows it. */
 export interface Task {
@@ -53,12 +53,14 @@ export class StreamDelivery {
     }
   }
 
-  /** Ends the stream with its last markdown and the reply's blocks; false when Slack refused. */
-  async stop(args?: { markdown_text?: string; blocks?: SlackBlock[] }): Promise<boolean> {
+  /** Ends the stream with its last markdown and the reply's blocks, tagged with the turn; false when Slack refused. */
+  async stop(args: { markdown_text?: string; blocks?: SlackBlock[] } = {}): Promise<boolean> {
     const streamer = this.streamer;
     this.streamer = undefined;
     if (!streamer) return false;
-    return Boolean(await this.slack.call('chat.stopStream', () => streamer.stop(args && Object.keys(args).length ? args : undefined)));
+    const tag = this.target.turnId ? { metadata: turnMetadata(this.target.turnId) } : {};
+    const final = { ...args, ...tag };
+    return Boolean(await this.slack.call('chat.stopStream', () => streamer.stop(Object.keys(final).length ? final : undefined)));
   }
 
   /** Gives the stream up quietly (best effort); returns the ts of the message it streamed, if any. */

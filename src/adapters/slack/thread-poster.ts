@@ -28,17 +28,27 @@ export interface ThreadTarget {
 /** The metadata event type of Switchboard's answers (`event_payload.turn`: the inbox entry id). */
 export const TURN_METADATA_TYPE = 'switchboard_turn';
 
+export const turnMetadata = (turnId: string) => ({ event_type: TURN_METADATA_TYPE, event_payload: { turn: turnId } });
+
 /**
  * Messages an earlier run of this turn posted in the thread (by their metadata), for a replay
  * whose dead run posted but did not live to record the ts. Empty when Slack returns no
  * metadata or the lookup fails: the replay then posts as before.
  */
-export async function postsOfEarlierRun(target: Pick<ThreadTarget, 'client' | 'channel' | 'threadTs'>, turnId: string): Promise<string[]> {
+export async function postsOfEarlierRun(
+  target: Pick<ThreadTarget, 'client' | 'channel' | 'threadTs'>,
+  turnId: string,
+  /** The dead run was starting a stream at this time (unix seconds): our untagged messages from then on are its stream. */
+  streamSince?: number,
+): Promise<{ ts: string; stream: boolean }[]> {
   try {
     const res = await target.client.conversations.replies({ channel: target.channel, ts: target.threadTs, include_all_metadata: true, limit: 200 });
-    return (res.messages ?? [])
-      .filter((m) => m.bot_id && m.metadata?.event_type === TURN_METADATA_TYPE && (m.metadata.event_payload as { turn?: unknown } | undefined)?.turn === turnId)
-      .flatMap((m) => (m.ts ? [m.ts] : []));
+    return (res.messages ?? []).flatMap((m): { ts: string; stream: boolean }[] => {
+      if (!m.bot_id || !m.ts) return [];
+      if (m.metadata?.event_type === TURN_METADATA_TYPE) return (m.metadata.event_payload as { turn?: unknown } | undefined)?.turn === turnId ? [{ ts: m.ts, stream: false }] : [];
+      // Untagged: a stream not yet stopped. Clocks differ a little; a second of slack.
+      return streamSince !== undefined && !m.metadata && Number(m.ts) >= streamSince - 1 ? [{ ts: m.ts, stream: true }] : [];
+    });
   } catch {
     return [];
   }
@@ -92,7 +102,7 @@ export class ThreadPoster {
 
   /** Posts in the thread; undefined when it failed. */
   async post(message: SlackMessage): Promise<{ ts?: string } | undefined> {
-    const metadata = this.target.turnId ? { metadata: { event_type: TURN_METADATA_TYPE, event_payload: { turn: this.target.turnId } } } : {};
+    const metadata = this.target.turnId ? { metadata: turnMetadata(this.target.turnId) } : {};
     const res = await this.call('chat.postMessage', () => this.client.chat.postMessage({ channel: this.target.channel, thread_ts: this.target.threadTs, ...message, ...metadata }));
     if (res) this.posted += 1;
     if (res?.ts) await this.onPosted(res.ts);

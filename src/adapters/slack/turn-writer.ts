@@ -32,6 +32,12 @@ const POST = POST_MARK;
 export const STREAM_MARK = 'stream:';
 const STREAM = STREAM_MARK;
 export const FILES_MARK = 'files';
+/**
+ * Recorded before a stream starts (`stream-intent:<unix seconds>`): a stream carries no metadata
+ * until it is stopped, so a run that dies between Slack starting it and recording its ts leaves
+ * only this; a replay then looks for our untagged message from that moment on.
+ */
+export const STREAM_INTENT_MARK = 'stream-intent:';
 
 export interface DeliveryResult {
   mode: 'post' | 'stream' | 'fallback';
@@ -77,6 +83,7 @@ export class TurnWriter {
   private readonly record: (id: string) => Promise<void>;
   /** Messages an earlier run of this turn left in the thread; non-empty: this run is a replay. */
   private readonly earlier: { ts: string; stream: boolean }[];
+  private intentRecorded = false;
 
   constructor(
     private readonly target: ThreadTarget,
@@ -193,6 +200,10 @@ export class TurnWriter {
   private async streamAppend(args: { markdown_text?: string; chunks?: types.AnyChunk[] }): Promise<void> {
     const starting = this.mode !== 'stream';
     try {
+      if (starting && !this.intentRecorded) {
+        this.intentRecorded = true;
+        await this.remember(`${STREAM_INTENT_MARK}${(Date.now() / 1000).toFixed(3)}`);
+      }
       await this.stream.append(args);
       this.mode = 'stream';
       this.text.flushed(args.markdown_text ?? '');

@@ -69,9 +69,9 @@ describe('Slack delivery on replay', () => {
     await new TurnWriter({ ...target(thread), turnId: 'slack:EvOther' }, { log: silentLogger(), streamFlushMs: 20, recorded: [] }).deliver(events(answer('Another answer.')));
 
     const found = await postsOfEarlierRun(target(thread), turnId);
-    expect(found).toEqual([first!.ts]);
+    expect(found).toEqual([{ ts: first!.ts, stream: false }]);
     const postsBefore = slack.callsTo('chat.postMessage').length;
-    await new TurnWriter({ ...target(thread), turnId }, { log: silentLogger(), streamFlushMs: 20, recorded: found.map((ts) => `post:${ts}`) }).deliver(events(answer('Replayed answer.')));
+    await new TurnWriter({ ...target(thread), turnId }, { log: silentLogger(), streamFlushMs: 20, recorded: found.map((f) => `post:${f.ts}`) }).deliver(events(answer('Replayed answer.')));
     expect(slack.callsTo('chat.postMessage').length).toBe(postsBefore);
     expect(slack.threadReplies(CHANNEL, thread).map((m) => m.text)).toEqual(['Replayed answer.', 'Another answer.']);
     expect(slack.callsTo('conversations.replies').at(-1)?.args).toMatchObject({ include_all_metadata: 'true' }); // form-encoded, as the WebClient sends it
@@ -82,8 +82,8 @@ describe('Slack delivery on replay', () => {
     const recorded: string[] = [];
     const dying = writer(thread, [], recorded);
     void dying.deliver(events([{ type: 'status', text: 'Thinking…' }, { type: 'text_delta', text: 'Half an ans' }], true));
-    await slack.waitFor(() => recorded.length === 1, 'the stream to start and be recorded');
-    expect(recorded[0]).toMatch(/^stream:/);
+    await slack.waitFor(() => recorded.some((r) => r.startsWith('stream:')), 'the stream to start and be recorded');
+    expect(recorded).toEqual([expect.stringMatching(/^stream-intent:\d+\.\d{3}$/), expect.stringMatching(/^stream:/)]);
     expect(slack.threadReplies(CHANNEL, thread)[0]!.stream!.state).toBe('in_progress');
 
     await writer(thread, recorded).deliver(events(answer('The whole answer, once.')));
@@ -92,6 +92,35 @@ describe('Slack delivery on replay', () => {
     expect(only!.stream!.state).toBe('completed');
     expect(only!.text).toBe('The whole answer, once.');
     expect(slack.callsTo('chat.startStream')).toHaveLength(1);
+  });
+
+  it('crash after Slack started the stream but before its ts was recorded: the replay finds it from the recorded intent and finishes it', async () => {
+    const thread = freshTs();
+    const turnId = `slack:Ev${thread.replace('.', '')}`;
+    // An earlier turn's streamed answer in the same thread is tagged when it stops: not taken for ours.
+    const earlier = `Earlier answer. ${'More words. '.repeat(25)}`.trim(); // long enough to stream at once
+    await new TurnWriter({ ...target(thread), turnId: 'slack:EvEarlier' }, { log: silentLogger(), streamFlushMs: 20, recorded: [] }).deliver(
+      events([{ type: 'text_delta', text: earlier }, ...answer(earlier).slice(1)]),
+    );
+    expect(slack.threadReplies(CHANNEL, thread)[0]).toMatchObject({ stream: { state: 'completed' }, metadata: { event_type: 'switchboard_turn', event_payload: { turn: 'slack:EvEarlier' } } });
+    await new Promise((r) => setTimeout(r, 1_100)); // the dead run starts a second later
+
+    // The dead run records its intent, Slack starts the stream, and the run dies before the ts is recorded.
+    const recorded: string[] = [];
+    const dying = new TurnWriter({ ...target(thread), turnId }, { log: silentLogger(), streamFlushMs: 20, recorded: [], record: async (id) => void (id.startsWith('stream-intent:') && recorded.push(id)) });
+    void dying.deliver(events([{ type: 'status', text: 'Thinking…' }, { type: 'text_delta', text: 'Half an ans' }], true));
+    await slack.waitFor(() => slack.threadReplies(CHANNEL, thread).some((m) => m.stream?.state === 'in_progress'), 'the dead run’s stream');
+    expect(recorded).toHaveLength(1);
+
+    const found = await postsOfEarlierRun(target(thread), turnId, Number(recorded[0]!.slice('stream-intent:'.length)));
+    const open = slack.threadReplies(CHANNEL, thread).find((m) => m.stream?.state === 'in_progress')!;
+    expect(found).toEqual([{ ts: open.ts, stream: true }]);
+    await new TurnWriter({ ...target(thread), turnId }, { log: silentLogger(), streamFlushMs: 20, recorded: [...recorded, ...found.map((f) => `stream:${f.ts}`)] }).deliver(events(answer('The whole answer, once.')));
+    expect(slack.threadReplies(CHANNEL, thread).map((m) => [m.text, m.stream?.state])).toEqual([
+      [earlier, 'completed'],
+      ['The whole answer, once.', 'completed'],
+    ]);
+    expect(slack.callsTo('chat.startStream')).toHaveLength(2);
   });
 
   it('a replay whose answer is shorter removes the dead run’s extra messages; one that is longer posts only the rest', async () => {

@@ -125,8 +125,8 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
   const users = new Map<string, Record<string, unknown>>();
   let streamingDisabled = false;
   let seq = 0;
-  const base = Math.floor(Date.now() / 1000);
-  const nextTs = () => `${base + Math.floor(++seq / 1000)}.${String(seq % 1_000_000).padStart(6, '0')}`;
+  // Like Slack's: the current unix second, made unique by a counter.
+  const nextTs = () => `${Math.floor(Date.now() / 1000)}.${String(++seq % 1_000_000).padStart(6, '0')}`;
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => send(res, 500, { ok: false, error: `fake_bug: ${String(err)}` }));
@@ -261,6 +261,7 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
         if (method === 'chat.stopStream') {
           m.stream.state = 'completed';
           if (a.blocks !== undefined) m.blocks = a.blocks as unknown[];
+          if (a.metadata !== undefined) m.metadata = a.metadata;
         }
         return { ok: true, channel, ts: m.ts };
       }

@@ -26,7 +26,7 @@ import { LIMITS } from './limits.js';
 import { truncate } from '../../reply/text.js';
 import { commandInput, conversationIn, normalizeButton, normalizeCommand, normalizeMessage, type Conversation } from './normalize.js';
 import { rawChannel, type InteractionReply, type RawInteraction } from './http-interactions.js';
-import { channelSink, interactionSink, threadSink, warning, type InteractionHook, type ReplySink } from './sinks.js';
+import { channelSink, interactionSink, threadSink, turnNonces, warning, type InteractionHook, type ReplySink } from './sinks.js';
 import { MESSAGE_MARK, runTurn, type TurnDeps } from './turn.js';
 
 export interface HandlerDeps {
@@ -231,12 +231,12 @@ export function createHandlers(deps: HandlerDeps): Handlers {
         entryLog.info('discord turn was already delivered before its runner stopped');
         return;
       }
-      const sink = await sinkFor(client, d, entryLog);
+      const earlier = d.recorded.filter((r) => r.startsWith(MESSAGE_MARK)).map((r) => ({ id: r.slice(MESSAGE_MARK.length), messageId: r.slice(MESSAGE_MARK.length) }));
+      const sink = await sinkFor(client, d, entryLog, turnNonces(d.entry.id, earlier.length));
       if (!sink) {
         entryLog.warn({ channelId: work.kind === 'message' ? work.channelId : work.interaction.channelId }, 'discord entry has nowhere to be answered; dropped');
         return;
       }
-      const earlier = d.recorded.filter((r) => r.startsWith(MESSAGE_MARK)).map((r) => ({ id: r.slice(MESSAGE_MARK.length), messageId: r.slice(MESSAGE_MARK.length) }));
       const started = performance.now();
       await runTurn(turnDeps, work.message, sink, { signal: d.signal, earlier, record: d.record });
       if (d.signal.aborted) return;
@@ -246,7 +246,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     };
   }
 
-  async function sinkFor(client: Client, d: Delivery<DiscordWork>, entryLog: Logger): Promise<ReplySink | undefined> {
+  async function sinkFor(client: Client, d: Delivery<DiscordWork>, entryLog: Logger, nonce: () => string): Promise<ReplySink | undefined> {
     const work = d.entry.payload;
     const fetchChannel = (id: string) => client.channels.fetch(id);
     if (work.kind === 'interaction') {
@@ -284,9 +284,10 @@ export function createHandlers(deps: HandlerDeps): Handlers {
         fetchThread: fetchChannel,
         onThread: (id) => d.record(`${THREAD_MARK}${id}`).catch((err: unknown) => entryLog.warn({ err, threadId: id }, 'could not record the new thread in the inbox')),
         log: entryLog,
+        nonce,
       });
     }
-    return channel.isSendable() ? channelSink(channel) : undefined;
+    return channel.isSendable() ? channelSink(channel, nonce) : undefined;
   }
 
   async function acknowledge(interaction: Interaction, ack: () => Promise<unknown>): Promise<boolean> {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   MessageFlags,
   type InteractionWebhook,
@@ -54,11 +55,23 @@ export const warning = (text: string) => truncate(`⚠️ ${text}`, LIMITS.conte
 export const plain = (content: string): OutgoingMessage => ({ content, embeds: [], components: [], files: [] });
 const refOf = (m: Message): MessageRef => ({ id: m.id, messageId: m.id });
 
+/**
+ * Nonces for one turn's channel messages, by position (`start`: how many an earlier run recorded).
+ * Sent with `enforce_nonce`, Discord returns the message already created with that nonce in the
+ * last few minutes instead of creating another: a replay whose dead run sent a message but died
+ * before recording its id gets that message back, not a second answer. At most 25 characters.
+ */
+export function turnNonces(turnId: string, start = 0): () => string {
+  const base = createHash('sha256').update(turnId).digest('base64url').slice(0, 20);
+  let position = start;
+  return () => `${base}${(position++).toString(36)}`;
+}
+
 /** Posts in a channel we can write to (a DM, or a thread we are part of). */
-export function channelSink(channel: SendableChannels): ReplySink {
+export function channelSink(channel: SendableChannels, nonce?: () => string): ReplySink {
   const sent = new Map<string, Message>();
   const send = async (m: OutgoingMessage) => {
-    const message = await channel.send(toDiscordOptions(m));
+    const message = await channel.send({ ...toDiscordOptions(m), ...(nonce ? { nonce: nonce(), enforceNonce: true } : {}) });
     sent.set(message.id, message);
     return refOf(message);
   };
@@ -108,18 +121,19 @@ export function threadSink(opts: {
   fetchThread: (id: string) => Promise<unknown>;
   onThread: (id: string) => Promise<void>;
   log: Logger;
+  nonce?: () => string;
 }): ReplySink {
   const { parent, log } = opts;
   let inner: ReplySink | undefined;
   const existing = async (id: string): Promise<ReplySink | undefined> => {
     const thread = (await opts.fetchThread(id).catch((err: unknown) => log.warn({ err, threadId: id }, 'could not find the thread of an earlier run'))) as SendableChannels | null | undefined;
-    return thread?.isSendable() ? channelSink(thread) : undefined;
+    return thread?.isSendable() ? channelSink(thread, opts.nonce) : undefined;
   };
   const start = async (): Promise<ReplySink> => {
     try {
       const thread = await parent.threads.create({ name: opts.threadName, startMessage: opts.originId });
       await opts.onThread(thread.id);
-      return channelSink(thread);
+      return channelSink(thread, opts.nonce);
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       // Started by a run that died before recording it: the thread carries the message's id.
@@ -129,7 +143,7 @@ export function threadSink(opts: {
         return found;
       }
       log.warn({ err, channelId: parent.id, code }, 'could not start a thread; answering in the channel');
-      return channelSink(parent);
+      return channelSink(parent, opts.nonce);
     }
   };
   const target = async (): Promise<ReplySink> => {

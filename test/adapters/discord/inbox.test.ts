@@ -136,6 +136,32 @@ describe('deliveries driven by the test (a held inbox)', () => {
     expect(specProblems(discord.calls)).toEqual([]);
   });
 
+  it('a run that died after sending its progress but before recording it: the replay’s send gets that same message back (nonce), one message', async () => {
+    h.llm.script({ hang: true }, { text: 'Answered once.' });
+    const asked = discord.say({ content: 'crash before the record', mention: true });
+    const { entry } = await entryFor(`discord:message:${asked.id}`);
+    // The first run's thread is recorded, its message id never is (the record is lost with the replica).
+    const stopping = new AbortController();
+    const first: string[] = [];
+    const dying = run(entry, [], { signal: stopping.signal, record: first });
+    await discord.waitFor(() => discord.messagesIn(asked.id).some(fromBot(discord)), 'the progress message');
+    stopping.abort(new Error('shutting down'));
+    await dying;
+    const recordedThread = first.filter((r) => r.startsWith('thread:'));
+    const [progress] = discord.messagesIn(asked.id).filter(fromBot(discord));
+
+    const second = await run(entry, recordedThread, { attempt: 2 });
+    const mine = discord.messagesIn(asked.id).filter(fromBot(discord));
+    expect(mine.map((m) => [m.id, m.content])).toEqual([[progress!.id, 'Answered once.']]);
+    // Both runs asked Discord to create the message; the second got the first one back.
+    const posts = discord.callsMatching('POST', new RegExp(`^/channels/${asked.id}/messages$`));
+    expect(posts).toHaveLength(2);
+    expect(posts.map((c) => c.body?.nonce)).toEqual([posts[0]!.body?.nonce, posts[0]!.body?.nonce]);
+    expect(posts.every((c) => c.body?.enforce_nonce === true)).toBe(true);
+    expect(second).toContain('delivered');
+    expect(specProblems(discord.calls)).toEqual([]);
+  });
+
   it('a replay of a slash command edits the recorded messages, removes the extra one and posts nothing new; a delivered one is left alone', async () => {
     h.llm.script({ text: 'First run.' });
     const ask = discord.command('ask', { question: 'twice?' });

@@ -55,6 +55,9 @@ const UNKNOWN_ROUTE = error(404, 0, '404: Not Found');
 
 export function createRestHandler(world: World, calls: RecordedCall[], opts: RestOptions) {
   const spec = specValidator();
+  /** Messages created with `enforce_nonce`, by channel and nonce (Discord remembers them "for a few minutes"). */
+  const nonces = new Map<string, { id: string; at: number }>();
+  const NONCE_WINDOW_MS = 5 * 60_000;
 
   const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const at = performance.now();
@@ -98,6 +101,10 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
         return world.channels.has(seg[1]!) ? { status: 200, body: world.channels.get(seg[1]!) } : error(404, 10003, 'Unknown Channel');
       case 'POST /channels/:id/messages': {
         if (!world.channels.has(seg[1]!)) return error(404, 10003, 'Unknown Channel');
+        const nonceKey = body.enforce_nonce && body.nonce !== undefined && body.nonce !== null ? `${seg[1]}:${String(body.nonce)}` : undefined;
+        const seen = nonceKey ? nonces.get(nonceKey) : undefined;
+        // The same author, the same nonce, within the window: the existing message, nothing new.
+        if (seen && at - seen.at < NONCE_WINDOW_MS && world.messages.has(seen.id)) return { status: 200, body: world.messages.get(seen.id) };
         const reference = body.message_reference as { message_id: string } | undefined;
         const m = world.createMessage({
           channelId: seg[1]!,
@@ -105,7 +112,8 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
           ...messageFields(body, files, []),
           ...(reference ? { type: MessageType.Reply, messageReference: { message_id: reference.message_id, channel_id: seg[1]!, guild_id: world.guildOf(seg[1]!) } } : {}),
         });
-        return { status: 200, body: m };
+        if (nonceKey) nonces.set(nonceKey, { id: m.id, at });
+        return { status: 200, body: { ...m, ...(body.nonce !== undefined ? { nonce: body.nonce } : {}) } };
       }
       case 'PATCH /channels/:id/messages/:id': {
         const m = world.messages.get(seg[3]!);

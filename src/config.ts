@@ -135,6 +135,8 @@ export const configSchema = z
     SLACK_CLIENT_SECRET: optionalString,
     /** Signs the OAuth `state` (any long random string). */
     SLACK_STATE_SECRET: optionalString,
+    /** The redirect URL Slack sends installers back to, when the app lists more than one (default: Slack uses the first). */
+    SLACK_REDIRECT_URL: optionalUrl,
     /** Seals installation tokens at rest: 32 bytes as 64 hex characters (`openssl rand -hex 32`). */
     SLACK_TOKEN_ENCRYPTION_KEY: hex32('is 32 bytes as 64 hexadecimal characters (openssl rand -hex 32)'),
     // Discord

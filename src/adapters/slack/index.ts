@@ -34,7 +34,7 @@ const SLACK_CALL_TIMEOUT_MS = 30_000;
 /** The settings the Slack adapter reads. */
 export type SlackConfig =
   | 'SLACK_BOT_TOKEN' | 'SLACK_SIGNING_SECRET' | 'SLACK_APP_TOKEN' | 'SLACK_API_URL'
-  | 'SLACK_CLIENT_ID' | 'SLACK_CLIENT_SECRET' | 'SLACK_STATE_SECRET' | 'SLACK_TOKEN_ENCRYPTION_KEY'
+  | 'SLACK_CLIENT_ID' | 'SLACK_CLIENT_SECRET' | 'SLACK_STATE_SECRET' | 'SLACK_REDIRECT_URL' | 'SLACK_TOKEN_ENCRYPTION_KEY'
   | 'TENANT_MODE' | 'THREAD_TTL_DAYS' | 'INBOX_THREAD_QUEUE_MAX';
 
 export function createSlackAdapter(sb: AdapterDeps<SlackConfig> & Pick<Switchboard, 'data'>, opts: SlackAdapterOptions = {}): PlatformAdapter | undefined {

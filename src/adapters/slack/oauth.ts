@@ -59,19 +59,21 @@ export interface SlackOAuth {
  * workspace's token (token rotation included, as InstallProvider does it).
  */
 export function createSlackOAuth(opts: {
-  config: Pick<Config, 'SLACK_CLIENT_ID' | 'SLACK_CLIENT_SECRET' | 'SLACK_STATE_SECRET' | 'SLACK_TOKEN_ENCRYPTION_KEY' | 'TENANT_MODE'>;
+  config: Pick<Config, 'SLACK_CLIENT_ID' | 'SLACK_CLIENT_SECRET' | 'SLACK_STATE_SECRET' | 'SLACK_REDIRECT_URL' | 'SLACK_TOKEN_ENCRYPTION_KEY' | 'TENANT_MODE'>;
   data: AdminDataPort;
   log: Logger;
   clientOptions: webApi.WebClientOptions;
 }): SlackOAuth {
   const { config, log } = opts;
   const store = createInstallationStore(opts.data, config, log);
+  // The same redirect URL in the authorize link and in the code exchange, as Slack requires.
+  const urlOptions = { scopes: [...SLACK_BOT_SCOPES], ...(config.SLACK_REDIRECT_URL ? { redirectUri: config.SLACK_REDIRECT_URL } : {}) };
   const installer = new InstallProvider({
     clientId: config.SLACK_CLIENT_ID ?? '',
     clientSecret: config.SLACK_CLIENT_SECRET ?? '',
     stateSecret: config.SLACK_STATE_SECRET ?? '',
     installationStore: store,
-    installUrlOptions: { scopes: [...SLACK_BOT_SCOPES] },
+    installUrlOptions: urlOptions,
     logger: boltLogger(log),
     clientOptions: opts.clientOptions,
     // The "Add to Slack" page, not a silent redirect: an admin sees what they are installing.
@@ -124,7 +126,7 @@ export function createSlackOAuth(opts: {
       },
     },
     routes: [
-      { prefix: INSTALL_PATH, handle: (req, res) => installer.handleInstallPath(req, res, {}, { scopes: [...SLACK_BOT_SCOPES] }).catch((err: unknown) => internal(res, err, log)) },
+      { prefix: INSTALL_PATH, handle: (req, res) => installer.handleInstallPath(req, res, {}, urlOptions).catch((err: unknown) => internal(res, err, log)) },
       { prefix: REDIRECT_PATH, handle: (req, res) => installer.handleCallback(req, res, callbacks).catch((err: unknown) => internal(res, err, log)) },
     ],
   };

@@ -83,7 +83,7 @@ describe('Slack OAuth: many workspaces (TENANT_MODE=open)', () => {
     [slack, data] = await Promise.all([startFakeSlack(), openPgliteTestPort({ seedDemo: false })]);
     const owner = await data.defaultTenant();
     await importRows(data, 'tenants', owner.id, [{ slug: 'globex', name: 'Globex Corp' }]);
-    rig = await startRig(slack, data);
+    rig = await startRig(slack, data, { SLACK_REDIRECT_URL: 'https://bot.example.com/slack/oauth_redirect' });
   });
   afterAll(async () => {
     await rig?.stop();
@@ -100,6 +100,7 @@ describe('Slack OAuth: many workspaces (TENANT_MODE=open)', () => {
     expect(link.searchParams.get('client_id')).toBe('1111.2222');
     expect(link.searchParams.get('scope')!.split(',')).toEqual(expect.arrayContaining(['app_mentions:read', 'chat:write', 'commands', 'users:read']));
     expect(page.headers.get('set-cookie')).toContain(link.searchParams.get('state')!);
+    expect(link.searchParams.get('redirect_uri')).toBe('https://bot.example.com/slack/oauth_redirect');
   });
 
   it('an install stores the workspace sealed, and its events are answered with its own token and tenant', async () => {
@@ -107,6 +108,7 @@ describe('Slack OAuth: many workspaces (TENANT_MODE=open)', () => {
     expect(done.done.status).toBe(200);
     expect(done.body).toContain('Switchboard is installed in <b>Acme</b>');
     expect(slack.callsTo('oauth.v2.access')).toHaveLength(1);
+    expect(slack.callsTo('oauth.v2.access')[0]!.args).toMatchObject({ client_id: '1111.2222', redirect_uri: 'https://bot.example.com/slack/oauth_redirect' });
 
     // At rest: metadata readable, the token nowhere in the row.
     const [row] = await data.admin('slack_list_installations', {}, installationListRow);

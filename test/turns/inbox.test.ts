@@ -152,7 +152,11 @@ describe.skipIf(!REDIS_URL)('the Redis inbox across replicas', () => {
     const ids = Array.from({ length: 20 }, (_, i) => `r${String(i).padStart(2, '0')}`);
     // Added through both replicas alternately, as a load balancer would spread Slack's requests.
     for (const [i, id] of ids.entries()) await (i % 2 ? b : a).add(entry(id, 'shared-thread'));
+    // Both run; then one leaves partway (a deploy), so the thread surely crosses replicas.
     await Promise.all([a.start(), b.start()]);
+    await until(() => order.length >= 5, 'five runs', 20_000);
+    const leaving = by.has('a') ? a : b;
+    await leaving.stop(5_000);
     await until(() => order.length === 20, 'twenty runs', 20_000);
     expect(order).toEqual(ids);
     expect(by.size).toBe(2); // both replicas took part

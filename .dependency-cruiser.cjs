@@ -7,6 +7,8 @@ const layer = (name) => `^src/${name}/`;
 const below = {
   // The shared vocabulary: types and the few pure helpers every layer uses.
   contract: ['agent', 'tools', 'adapters', 'provider', 'data', 'state', 'security', 'turns'],
+  // Network plumbing shared by the platform and model clients: knows nothing of ours.
+  net: ['contract', 'agent', 'tools', 'adapters', 'provider', 'data', 'state', 'security', 'reply', 'turns'],
   // Infrastructure: none of it knows the agent, the tools or the platforms.
   provider: ['agent', 'tools', 'adapters', 'data', 'state', 'turns'],
   data: ['agent', 'tools', 'adapters', 'provider', 'state', 'security', 'turns'],

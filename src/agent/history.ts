@@ -12,14 +12,9 @@ export interface CountedHistory {
  * accepts: an assistant message with tool_calls travels with all its tool results or not at all,
  * and no tool message is left without its call. Leading system/developer messages and the newest
  * user message are always kept, even over budget (without them there is no turn to answer).
- */
-export function trimHistory(messages: readonly ChatMessage[], maxTokens: number): ChatMessage[] {
-  return trimCounted(messages, maxTokens).messages;
-}
-
-/**
- * `trimHistory` with token counts: `known[i]` is message i's count when an earlier turn computed
- * it (the thread's stored counts cover its stored history); only the others are tokenized.
+ * Returned with each kept message's token count: `known[i]` is message i's count when an earlier
+ * turn computed it (the thread's stored counts cover its stored history); only the others are
+ * tokenized.
  */
 export function trimCounted(messages: readonly ChatMessage[], maxTokens: number, known: readonly number[] = []): CountedHistory {
   const units = toUnits(messages, (i) => known[i] ?? messageTokens(messages[i]!));

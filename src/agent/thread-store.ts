@@ -21,7 +21,7 @@ export interface ThreadStoreOptions {
 /**
  * What a stored value must look like to be trusted. Fields added after the first release have
  * defaults so older values still load. Messages are checked only for a known role: mirroring
- * every OpenAI message variant here would duplicate its types, and trimHistory already drops
+ * every OpenAI message variant here would duplicate its types, and trimCounted already drops
  * tool messages that lost their pair.
  */
 const storedState = z.object({

@@ -84,11 +84,11 @@ const KEYV_ESCAPED = /[[:,]":/;
  * bench/core-overhead.ts). Values that need keyv's escaping still get it, so what is stored
  * reads the same by this code and by keyv's default (other replicas mid-deploy, old values).
  */
-export const fastKeyvSerialize = (data: unknown): string => {
+const fastKeyvSerialize = (data: unknown): string => {
   const raw = JSON.stringify(data);
   return KEYV_ESCAPED.test(raw) ? defaultSerialize(data) : raw;
 };
-export const fastKeyvDeserialize = <T>(raw: string): T => (KEYV_ESCAPED.test(raw) ? defaultDeserialize(raw) : JSON.parse(raw)) as T;
+const fastKeyvDeserialize = <T>(raw: string): T => (KEYV_ESCAPED.test(raw) ? defaultDeserialize(raw) : JSON.parse(raw)) as T;
 
 /** Keys the in-memory store keeps at most (threads, follows, claims): the least recently used go first. */
 export const MEMORY_KV_MAX_KEYS = 100_000;

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { trimCounted, trimHistory } from '../../src/agent/history.js';
+import { trimCounted } from '../../src/agent/history.js';
 import { countMessageTokens, countTokens } from '../../src/contract/tokens.js';
 import type { ChatMessage } from '../../src/contract/llm.js';
+
+const trimHistory = (messages: readonly ChatMessage[], maxTokens: number) => trimCounted(messages, maxTokens).messages;
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });
 const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });

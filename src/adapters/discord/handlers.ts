@@ -74,6 +74,9 @@ const SEEN_INTERACTION_TTL_MS = 3_600_000;
 const conversationKey = (messageId: string) => `discord:conversation:${messageId}`;
 /** Recorded when a mention's thread exists: `thread:<id>`; a replay answers there. */
 const THREAD_MARK = 'thread:';
+/** What a person is told, privately, for a command we do not have and a button whose action is gone (gateway and HTTP alike). */
+const UNKNOWN_COMMAND = (name: string) => `I don’t know /${name}. Try /ask.`;
+const BUTTON_EXPIRED = 'That button has expired. Ask me again in this conversation.';
 /** Recorded once the whole answer is in Discord: a replay that finds it has nothing left to do. */
 const DELIVERED = 'delivered';
 
@@ -168,7 +171,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
   async function onCommand(interaction: ChatInputCommandInteraction, receivedAt: number): Promise<void> {
     if (!(await claim(interaction.id))) return;
     if (!COMMAND_NAMES.has(interaction.commandName)) {
-      await interaction.reply({ content: `⚠️ I don’t know /${interaction.commandName}. Try /ask.`, flags: MessageFlags.Ephemeral });
+      await interaction.reply({ content: warning(UNKNOWN_COMMAND(interaction.commandName)), flags: MessageFlags.Ephemeral });
       return;
     }
     // Discord drops an interaction not acknowledged within 3 s: defer before anything slow.
@@ -181,7 +184,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     if (!(await acknowledge(interaction, () => interaction.deferUpdate()))) return;
     const action = await deps.actions.decode(interaction.customId);
     if (!action) {
-      await interaction.followUp({ content: '⚠️ That button has expired. Ask me again in this conversation.', flags: MessageFlags.Ephemeral });
+      await interaction.followUp({ content: warning(BUTTON_EXPIRED), flags: MessageFlags.Ephemeral });
       return;
     }
     await markClicked(interaction);
@@ -339,7 +342,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     if (raw.type === InteractionType.ApplicationCommand) {
       const data = raw.data;
       if (!data || data.type !== undefined && data.type !== 1) return privately('Only slash commands are supported here.');
-      if (!COMMAND_NAMES.has(data.name ?? '')) return privately(`I don’t know /${data.name ?? '?'}. Try /ask.`);
+      if (!COMMAND_NAMES.has(data.name ?? '')) return privately(UNKNOWN_COMMAND(data.name ?? '?'));
       const message = normalizeCommand(
         { id: raw.id, commandName: data.name ?? '', options: data.options ?? [], channel, channelId, guildId: raw.guild_id ?? null, userId, member },
         deps.memberRoleIds,
@@ -350,7 +353,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       const customId = raw.data?.custom_id;
       if (!customId || !raw.message) return { type: InteractionResponseType.DeferredMessageUpdate };
       const action = await deps.actions.decode(customId);
-      if (!action) return privately('That button has expired. Ask me again in this conversation.');
+      if (!action) return privately(BUTTON_EXPIRED);
       const stored = await kv.get<Conversation>(conversationKey(raw.message.id));
       const conversation = stored ?? conversationIn(channel, channelId, raw.guild_id ?? null, raw.message.interaction_metadata?.id ?? raw.message.id);
       const message = normalizeButton({ id: raw.id, userId, member }, action, conversation, deps.memberRoleIds);

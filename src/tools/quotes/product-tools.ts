@@ -6,6 +6,7 @@ import { money, num, quantity } from './format.js';
 import { MODE_OF } from './mode-state.js';
 import { FORMS } from './schemas.js';
 import { rememberOffers, type Offer } from './state.js';
+import { createTenantCache } from '../tenant-cache.js';
 
 /**
  * Catalogue lookups for quoting: thin wrappers over the SQL functions in the migrations.
@@ -23,19 +24,19 @@ const limit = (max: number) => z.number().int().min(1).max(max);
 
 /**
  * Whether the tenant has a catalogue at all, cached per tenant for a few minutes: a tenant
- * without products (a marketing team) is not offered quote tools, saving their tokens.
+ * without products (a marketing team) is not offered quote tools, saving their tokens. Turns that
+ * ask at once (a burst after a start or a TTL) share one query instead of each sending its own.
  */
 export function createCatalogueCheck(ttlMs = 5 * 60_000, now: () => number = Date.now): (ctx: OfferContext) => Promise<boolean> {
-  const known = new Map<string, { has: boolean; until: number }>();
+  const known = createTenantCache<boolean>(ttlMs, now);
   return async (ctx) => {
-    const hit = known.get(ctx.tenant.id);
-    if (hit && hit.until > now()) return hit.has;
     try {
-      const rows = await ctx.data.call('search_products', { limit: 1 }, productRow.pick({ product_id: true }));
-      known.set(ctx.tenant.id, { has: rows.length > 0, until: now() + ttlMs });
-      return rows.length > 0;
+      return await known.get(ctx.tenant.id, async () => {
+        const rows = await ctx.data.call('search_products', { limit: 1 }, productRow.pick({ product_id: true }));
+        return rows.length > 0;
+      });
     } catch (err) {
-      // Not cached: the next step asks again.
+      // Not cached (the tenant cache forgets a failed load): the next step asks again.
       ctx.log.warn({ err }, 'catalogue check failed; quote tools not offered on this step');
       return false;
     }

@@ -209,6 +209,10 @@ describe('catalogue lookups', () => {
     clock = 60_001;
     expect(await hasCatalogue(ctx(agency))).toBe(false);
     expect(calls).toBe(3);
+    // A burst of turns asking at once (after a restart or a TTL) sends one query, not one each.
+    clock = 120_002;
+    expect(await Promise.all(Array.from({ length: 20 }, () => hasCatalogue(ctx(shop))))).toEqual(Array(20).fill(true));
+    expect(calls).toBe(4);
   });
 });
 

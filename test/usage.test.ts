@@ -7,9 +7,9 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../src/adapters/http/app.js';
-import type { AdminDataPort } from '../src/data/index.js';
+import { isAdminPort, type AdminDataPort } from '../src/data/index.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-server.js';
-import { openPostgresTestPort, TEST_DATABASE_URL, type TestDatabase } from './helpers/db.js';
+import { openPgliteTestPort, openPostgresTestPort, TEST_DATABASE_URL, type TestDatabase } from './helpers/db.js';
 import { collect, message, startHarness, type Harness } from './helpers/harness.js';
 import { testTools } from './helpers/test-tools.js';
 import { eventBody, mention, postEvent, sign, startSlackRig } from './adapters/slack/setup.js';
@@ -65,6 +65,46 @@ describe.each(stores)('the token ledger on %s', (_name, open) => {
     expect((await app.request('/api/usage?from=2026-11-10&to=2026-11-01')).status).toBe(400);
     expect(await (await app.request('/api/usage?tenant=nope')).json()).toEqual({ error: { code: 'not_found', message: 'No tenant "nope".' } });
   });
+
+  it('writes a burst of turns’ rows in a few statements, every row committed before its turn hears so; a bad row loses only itself', async () => {
+    const port = h.sb.data;
+    if (!isAdminPort(port)) throw new Error('the harness should hold the real data port');
+    const tenant = await port.defaultTenant();
+    const thread = `burst-${Date.now()}`;
+    const calls: string[] = [];
+    const rpc = port.transport.rpc.bind(port.transport);
+    port.transport.rpc = (fn, args, opts) => (calls.push(fn), rpc(fn, args, opts));
+    try {
+      const row = (i: number) => ({ tenantId: tenant.id, platform: 'slack', channelId: 'C1', threadId: thread, userId: `u${i}`, model: 'gpt-test', promptTokens: 10, completionTokens: i, toolCalls: 1 });
+      const committed: number[] = [];
+      await Promise.all(Array.from({ length: 200 }, (_, i) => port.recordUsage(row(i)).then(() => committed.push(i))));
+      expect(committed).toHaveLength(200);
+      // The first row goes alone (nothing was in flight); the rest queued behind it and went together.
+      expect(calls.length).toBeLessThanOrEqual(3);
+      expect(calls[0]).toBe('record_turn_usage');
+      expect(calls.slice(1).every((fn) => fn === 'record_turn_usages')).toBe(true);
+      expect(await port.usageTotals({ tenant: tenant.id, from: new Date(Date.now() - 60_000), to: new Date(Date.now() + 60_000), threadId: thread })).toEqual({ promptTokens: 2_000, completionTokens: 19_900, turns: 200 });
+
+      // A row naming a tenant that does not exist fails alone; the rows batched with it still land.
+      const results = await Promise.allSettled([row(1), { ...row(2), tenantId: '00000000-0000-4000-8000-000000000000' }, row(3), row(4)].map((r) => port.recordUsage(r)));
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      expect(await port.usageTotals({ tenant: tenant.id, from: new Date(Date.now() - 60_000), to: new Date(Date.now() + 60_000), threadId: thread })).toMatchObject({ turns: 203 });
+    } finally {
+      port.transport.rpc = rpc;
+    }
+  });
+});
+
+it('closing the data port first writes the ledger rows of turns that already ended (a graceful shutdown loses none)', async () => {
+  const port = await openPgliteTestPort();
+  const tenant = await port.defaultTenant();
+  const settled: string[] = [];
+  const writes = Array.from({ length: 50 }, (_, i) =>
+    port.recordUsage({ tenantId: tenant.id, platform: 'http', channelId: 'c', threadId: 'closing', userId: `u${i}`, model: 'm', promptTokens: 1, completionTokens: 1, toolCalls: 0 })
+      .then(() => settled.push('ok'), () => settled.push('failed')));
+  await port.close();
+  expect(settled).toEqual(Array(50).fill('ok'));
+  await Promise.all(writes);
 });
 
 describe('budgets', () => {

@@ -105,6 +105,8 @@ export const ADMIN_FUNCTIONS = {
     completion_tokens: 'integer',
     tool_calls: 'integer',
   },
+  // Several turns' rows at once (see src/data/ledger-writer.ts): a JSON array of record_turn_usage's arguments.
+  record_turn_usages: { rows: 'jsonb' },
   usage_totals: { tenant: 'text', from: 'timestamp with time zone', to: 'timestamp with time zone', user_id: 'text?', thread_id: 'text?' },
   usage_by_day: { from: 'timestamp with time zone', to: 'timestamp with time zone' },
   // The admin HTTP API's policies and FAQs (by the business in the path).

@@ -11,7 +11,7 @@ import type { SqlClient } from './transports/types.js';
  */
 
 /** The newest migration; the port refuses a database whose schema_info() is older. */
-export const SCHEMA_VERSION = '20261126000000';
+export const SCHEMA_VERSION = '20261127000000';
 
 export interface Migration {
   version: string;

@@ -287,6 +287,7 @@ export const ROW_SCHEMAS = {
   list_tenants: tenantListRow,
   schema_info: schemaInfoRow,
   record_turn_usage: z.object({ id: z.coerce.number().int() }),
+  record_turn_usages: z.object({ id: z.coerce.number().int() }),
   usage_totals: usageTotalsRow,
   usage_by_day: usageByDayRow,
   admin_business: adminBusinessRow,

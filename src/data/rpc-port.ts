@@ -9,7 +9,8 @@ import {
   type AdminFunctionName,
   type SqlFunctionName,
 } from '../contract/catalogue.js';
-import { DataError, scopeToTenant, type DataErrorCode, type DataPort, type Tenant } from '../contract/data.js';
+import { DataError, scopeToTenant, type DataErrorCode, type DataPort, type Tenant, type UsageRow } from '../contract/data.js';
+import { createLedgerWriter } from './ledger-writer.js';
 import { ROW_SCHEMAS, tenantRow, usageTotalsRow } from './rows.js';
 import { sqlStateOf, type RpcOptions, type Transport } from './transports/types.js';
 
@@ -130,6 +131,22 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
     return tenant;
   }
 
+  const usageArgs = (row: UsageRow) => ({
+    tenant_id: row.tenantId,
+    platform: row.platform,
+    channel_id: row.channelId,
+    thread_id: row.threadId,
+    user_id: row.userId,
+    model: row.model,
+    prompt_tokens: row.promptTokens,
+    completion_tokens: row.completionTokens,
+    tool_calls: row.toolCalls,
+  });
+  const ledger = createLedgerWriter({
+    one: async (row) => void (await invoke('record_turn_usage', usageArgs(row), ROW_SCHEMAS.record_turn_usage)),
+    many: async (rows) => void (await invoke('record_turn_usages', { rows: rows.map(usageArgs) }, ROW_SCHEMAS.record_turn_usages)),
+  });
+
   const port: AdminDataPort = {
     kind: transport.kind,
     transport,
@@ -155,22 +172,8 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
       return invoke(fn, args, row, { unbounded: true });
     },
 
-    async recordUsage(row) {
-      await invoke(
-        'record_turn_usage',
-        {
-          tenant_id: row.tenantId,
-          platform: row.platform,
-          channel_id: row.channelId,
-          thread_id: row.threadId,
-          user_id: row.userId,
-          model: row.model,
-          prompt_tokens: row.promptTokens,
-          completion_tokens: row.completionTokens,
-          tool_calls: row.toolCalls,
-        },
-        ROW_SCHEMAS.record_turn_usage,
-      );
+    recordUsage(row) {
+      return ledger.write(row);
     },
 
     async usageTotals(q) {
@@ -202,7 +205,11 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
       return tenant;
     },
 
-    close: () => transport.close(),
+    async close() {
+      // Rows of turns that already ended are written before the connection goes (graceful shutdown).
+      await ledger.idle();
+      await transport.close();
+    },
   };
   return port;
 }

@@ -24,8 +24,17 @@ export interface ThreadStoreOptions {
  * every OpenAI message variant here would duplicate its types, and trimCounted already drops
  * tool messages that lost their pair.
  */
+const ROLES: ReadonlySet<unknown> = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
+const isMessage = (m: unknown) => typeof m === 'object' && m !== null && !Array.isArray(m) && ROLES.has((m as { role?: unknown }).role);
+/**
+ * Checked in place with one loop: a history is a hundred messages or more, and a schema per
+ * message (copying each, as a loose object does) was a tenth of a turn's CPU.
+ */
+const storedHistory = z.custom<ChatMessage[]>((h) => Array.isArray(h) && h.every(isMessage), {
+  error: 'expected a list of messages with known roles',
+});
 const storedState = z.object({
-  history: z.array(z.looseObject({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']) })),
+  history: storedHistory,
   historyTokens: z.array(z.number().int().nonnegative()).optional(),
   tools: z.record(z.string(), z.unknown()).default({}),
   cache: z.record(z.string(), z.object({ value: z.unknown(), expiresAt: z.number() })).default({}),
@@ -60,7 +69,7 @@ export function createThreadStore(kv: KvStore, options: ThreadStoreOptions): Thr
         return newThreadState(key);
       }
       const { history, historyTokens, mode, ...rest } = parsed.data;
-      const state: ThreadState = { ...rest, key, history: history as ChatMessage[] };
+      const state: ThreadState = { ...rest, key, history };
       // Counts that do not match the history (an older value, a hand edit) are recomputed.
       if (historyTokens?.length === history.length) state.historyTokens = historyTokens;
       if (mode) state.mode = mode;

@@ -11,6 +11,7 @@ import type { ToolRegistry } from './registry.js';
 import { createEventChannel } from './event-channel.js';
 import { trimCounted } from './history.js';
 import { LlmError, type LlmClient } from '../contract/llm.js';
+import { linkedSignal } from './linked-signal.js';
 import { ThreadLockTimeoutError } from './thread-lock.js';
 import { runLoop } from './loop.js';
 import type { ActionHandler, ActionResult, AgentExtension, CommandHandler, ModeDefinition, TurnScope } from '../contract/extension.js';
@@ -94,9 +95,13 @@ export function createAgent(deps: AgentDeps): Agent {
     const turnLog = log.child({ thread: key, platform: message.platform, messageId: message.messageId });
     await lock.runExclusive(key, async (lockLost) => {
       // The turn's clock starts once it holds the thread: waiting behind an earlier turn is not its time.
-      const signal = AbortSignal.any([lockLost, AbortSignal.timeout(config.TURN_TIMEOUT_MS), ...(outer ? [outer] : [])]);
+      const link = linkedSignal([lockLost, outer], config.TURN_TIMEOUT_MS);
+      const signal = link.signal;
       turnSignal(signal);
-      const state = await store.load(key);
+      const state = await store.load(key).catch((err: unknown) => {
+        link.dispose();
+        throw err;
+      });
       // Tools, actions and commands see the database through the tenant's port only.
       const tenantData = data.forTenant(tenant);
       const scope: TurnScope = { message, tenant, state, data: tenantData, llm, log: turnLog, now };
@@ -157,7 +162,11 @@ export function createAgent(deps: AgentDeps): Agent {
         emit({ type: 'done', usage: result.usage, toolCalls: result.toolCalls, data: result.data, ...(flags.length ? { flags } : {}) });
       } finally {
         // Tool state gathered before a failure is kept ("nothing lost").
-        await store.save(state);
+        try {
+          await store.save(state);
+        } finally {
+          link.dispose();
+        }
       }
     });
   }

@@ -3,6 +3,7 @@ import { windowWords, type RateLimits } from '../security/rate-limits.js';
 import { parseArguments, type OfferedTool } from './registry.js';
 import { ToolError, type ToolContext, type ToolOutput } from '../contract/tool.js';
 import type { AssembledToolCall } from '../contract/llm.js';
+import { linkedSignal } from './linked-signal.js';
 import type { ToolCallError } from '../contract/turn.js';
 
 export type ToolRun =
@@ -63,17 +64,17 @@ export async function runToolCall(
   }
 
   const timeoutMs = entry.tool.timeoutMs ?? defaultTimeoutMs;
-  const timeout = new AbortController();
-  const signal = AbortSignal.any([ctx.signal, timeout.signal]);
+  // The tool's signal aborts with the turn's, or at the tool's own deadline.
+  const link = linkedSignal([ctx.signal]);
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      timeout.abort();
+      link.abort(new ToolTimeout());
       reject(new ToolTimeout());
     }, timeoutMs);
   });
   try {
-    const output = await Promise.race([entry.tool.run(parsed.value, { ...ctx, signal }), deadline]);
+    const output = await Promise.race([entry.tool.run(parsed.value, { ...ctx, signal: link.signal }), deadline]);
     return { ok: true, args: parsed.value, output, latencyMs: elapsed() };
   } catch (err) {
     if (err instanceof ToolTimeout) {
@@ -91,5 +92,6 @@ export async function runToolCall(
     };
   } finally {
     clearTimeout(timer);
+    link.dispose();
   }
 }

@@ -3,8 +3,9 @@
  * zod-typed function tools, tracing off. What it does not do that Switchboard does: no tenant,
  * no thread lock, no persisted thread state or history, no token budget.
  */
-import { Agent, run, setTracingDisabled, tool, Usage, type Model, type ModelRequest, type ModelResponse } from '@openai/agents';
+import { Agent, run, setTracingDisabled, tool, Usage, type AgentInputItem, type Model, type ModelRequest, type ModelResponse } from '@openai/agents';
 import { z } from 'zod';
+import type { AppWork } from './app-work.js';
 import { TOOL_NAMES } from './switchboard.js';
 
 class ScriptedModel implements Model {
@@ -28,7 +29,8 @@ class ScriptedModel implements Model {
   }
 }
 
-export function agentsSdkBench(): { turn(i: number): Promise<boolean> } {
+/** Bare, or with `work`: the thread's history loaded and saved and a ledger row written, as Switchboard does. */
+export function agentsSdkBench(work?: AppWork): { turn(i: number): Promise<boolean> } {
   setTracingDisabled(true);
   const agent = new Agent({
     name: 'bench',
@@ -45,7 +47,17 @@ export function agentsSdkBench(): { turn(i: number): Promise<boolean> } {
   });
   return {
     async turn(i) {
-      const result = await run(agent, `question ${i}`);
+      if (!work) {
+        const result = await run(agent, `question ${i}`);
+        return result.finalOutput === 'Done.';
+      }
+      const thread = `t${i % 50}`;
+      const earlier = (await work.load(thread)) as AgentInputItem[][];
+      const input = earlier.flat();
+      const result = await run(agent, [...input, { role: 'user', content: `question ${i}` }]);
+      await work.save(thread, [...earlier, result.history.slice(input.length)]);
+      const usage = result.state.usage;
+      await work.record(thread, { promptTokens: usage.inputTokens, completionTokens: usage.outputTokens, toolCalls: result.newItems.filter((item) => item.type === 'tool_call_item').length });
       return result.finalOutput === 'Done.';
     },
   };

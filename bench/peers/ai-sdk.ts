@@ -3,9 +3,10 @@
  * three zod-typed tools, up to five steps. What it does not do that Switchboard does: no tenant,
  * no thread lock, no persisted thread state or history, no token budget, no turn events.
  */
-import { generateText, isStepCount, tool } from 'ai';
+import { generateText, isStepCount, tool, type ModelMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
+import type { AppWork } from './app-work.js';
 import { TOOL_NAMES } from './switchboard.js';
 
 const usage = (input: number, output: number) => ({
@@ -13,7 +14,8 @@ const usage = (input: number, output: number) => ({
   outputTokens: { total: output, text: output, reasoning: undefined },
 });
 
-export function aiSdkBench(): { turn(i: number): Promise<boolean> } {
+/** Bare, or with `work`: the thread's history loaded and saved and a ledger row written, as Switchboard does. */
+export function aiSdkBench(work?: AppWork): { turn(i: number): Promise<boolean> } {
   const model = new MockLanguageModelV4({
     doGenerate: async (options) => {
       const last = options.prompt.at(-1);
@@ -40,7 +42,17 @@ export function aiSdkBench(): { turn(i: number): Promise<boolean> } {
   );
   return {
     async turn(i) {
-      const result = await generateText({ model, tools, stopWhen: isStepCount(5), prompt: `question ${i}` });
+      if (!work) {
+        const result = await generateText({ model, tools, stopWhen: isStepCount(5), prompt: `question ${i}` });
+        return result.text === 'Done.';
+      }
+      const thread = `t${i % 50}`;
+      const earlier = (await work.load(thread)) as ModelMessage[][];
+      const user: ModelMessage = { role: 'user', content: `question ${i}` };
+      const result = await generateText({ model, tools, stopWhen: isStepCount(5), messages: [...earlier.flat(), user] });
+      await work.save(thread, [...earlier, [user, ...result.response.messages]]);
+      const { inputTokens, outputTokens } = result.totalUsage;
+      await work.record(thread, { promptTokens: inputTokens ?? 0, completionTokens: outputTokens ?? 0, toolCalls: result.steps.flatMap((s) => s.toolCalls).length });
       return result.text === 'Done.';
     },
   };

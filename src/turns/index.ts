@@ -2,7 +2,6 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Inbox } from './inbox.js';
 import { createMemoryInbox } from './memory-inbox.js';
-import { createRedisInbox } from './redis-inbox.js';
 
 export * from './inbox.js';
 
@@ -15,5 +14,7 @@ export async function createInbox(config: InboxConfig, log: Logger): Promise<Inb
     log.info({ inbox: 'memory' }, 'events are queued in memory: a restart loses unanswered ones (set REDIS_URL for a durable inbox)');
     return createMemoryInbox(log, options);
   }
+  // Imported only when used: BullMQ and ioredis are a tenth of a start-up.
+  const { createRedisInbox } = await import('./redis-inbox.js');
   return createRedisInbox(config.REDIS_URL, log, { ...options, leaseMs: config.INBOX_LEASE_MS, queue: config.INBOX_QUEUE });
 }

@@ -1,4 +1,4 @@
-import { tavily } from '@tavily/core';
+import type { tavily } from '@tavily/core';
 import { z } from 'zod';
 import { scrubSecrets } from '../../logger.js';
 import { truncate } from '../../reply/text.js';
@@ -42,13 +42,16 @@ const resultSchema = z.object({
 
 /** Tavily through its official client, pointed at `apiUrl` when one is configured. */
 export function createTavilyClient(opts: TavilyOptions): WebSearchClient {
-  const client = tavily({
-    apiKey: opts.apiKey,
-    ...(opts.apiUrl ? { apiBaseURL: opts.apiUrl.replace(/\/+$/, '') } : {}),
-  });
+  // Loaded on the first search, not at start-up: the client brings axios and friends (~90 ms).
+  let loading: Promise<ReturnType<typeof tavily>> | undefined;
+  const connect = () =>
+    (loading ??= import('@tavily/core').then(({ tavily: create }) =>
+      create({ apiKey: opts.apiKey, ...(opts.apiUrl ? { apiBaseURL: opts.apiUrl.replace(/\/+$/, '') } : {}) }),
+    ));
   return {
     async search(query, { maxResults, signal }) {
       signal.throwIfAborted();
+      const client = await connect();
       let response: Awaited<ReturnType<typeof client.search>>;
       try {
         // The client takes no AbortSignal; its own timeout (in seconds) bounds the request.

@@ -17,6 +17,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY supabase ./supabase
+# The embedded database's template: a new data directory starts from it instead of initdb.
+COPY assets ./assets
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

@@ -12,9 +12,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 
-const RUNS = Number(process.argv[process.argv.indexOf('--runs') + 1] || 3);
-const SRC = process.argv.includes('--src');
+const { values: flags } = parseArgs({ options: { runs: { type: 'string', default: '3' }, src: { type: 'boolean', default: false } } });
+const RUNS = Number(flags.runs);
+const SRC = flags.src;
+if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`--runs must be a whole number of runs, not "${flags.runs}"`);
 
 async function freePort(): Promise<number> {
   const server = createServer();

@@ -7,9 +7,8 @@ import type { DataPort, Tenant } from '../contract/data.js';
 import { portOverTransport, toDataError, type AdminDataPort } from './rpc-port.js';
 import { embeddingStatusRow, schemaInfoRow } from './rows.js';
 import { openPglite } from './transports/pglite.js';
-import { openPostgres } from './transports/postgres.js';
+import { createFromTemplate } from './transports/pglite-template.js';
 import { sqlRpcTransport } from './transports/sql-rpc.js';
-import { openSupabase } from './transports/supabase.js';
 import type { Transport, TransportKind } from './transports/types.js';
 
 export { DataError, type DataErrorCode, type DataPort, type Tenant } from '../contract/data.js';
@@ -25,6 +24,8 @@ export type { ReadFunctionArgs, ReadFunctionName } from '../contract/catalogue.j
 export interface DataPortOptions {
   /** Embeddings for the demo campaigns of a fresh embedded database (the LlmClient's `embed`). */
   embed?: EmbedFn;
+  /** Create a new embedded database directory from the migrated template when it fits (default true). */
+  template?: boolean;
   /** Seed a fresh embedded database with the demo data (default true). */
   seedDemo?: boolean;
   /** Demo capture dates and bookings are placed relative to this date (default: today, UTC). */
@@ -107,10 +108,16 @@ export async function openDataPort(config: Config, log: Logger, opts: DataPortOp
   let fresh = false;
   if (kind === 'pglite') {
     const dir = config.PGLITE_MEMORY ? undefined : config.PGLITE_DIR;
+    // A new directory starts from the migrated template when it fits (skips initdb); see pglite-template.ts.
+    const fromTemplate =
+      dir !== undefined && opts.template !== false
+        ? await createFromTemplate(dir, { embeddingDimensions: config.EMBEDDING_DIMENSIONS, schemaVersion: SCHEMA_VERSION }, log)
+        : false;
     const sql = await openPglite(dir);
     try {
       const result = await migrate(sql, { embeddingDimensions: config.EMBEDDING_DIMENSIONS, log });
-      fresh = result.fresh;
+      // Fresh: nothing was in the directory before this start (the template holds no data).
+      fresh = result.fresh || fromTemplate;
     } catch (err) {
       await sql.close();
       throw err;
@@ -118,8 +125,11 @@ export async function openDataPort(config: Config, log: Logger, opts: DataPortOp
     transport = sqlRpcTransport('pglite', sql);
     log.info({ dataDir: dir ?? 'memory', fresh }, 'embedded database ready');
   } else if (kind === 'postgres') {
+    // Each driver is imported only when it is the one configured (they add to every start-up otherwise).
+    const { openPostgres } = await import('./transports/postgres.js');
     transport = sqlRpcTransport('postgres', openPostgres(config.DATABASE_URL ?? ''));
   } else {
+    const { openSupabase } = await import('./transports/supabase.js');
     transport = openSupabase(config.SUPABASE_URL ?? '', config.SUPABASE_SERVICE_ROLE_KEY ?? '', opts.fetch);
   }
 

@@ -1,0 +1,128 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve, sep } from 'node:path';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { brotliDecompress } from 'node:zlib';
+import { z } from 'zod';
+import type { Logger } from '../../logger.js';
+
+/**
+ * A new embedded database starts from a template: the data directory PGlite leaves after
+ * `initdb` and the migrations, closed cleanly, archived (tar + brotli, about 1 MB) under
+ * `assets/`. Unpacking it takes a fraction of a second where `initdb` takes about 1.5 s, which
+ * is most of a first start. `npm run db:template` rebuilds it; a test fails when it falls behind
+ * the migrations or the installed PGlite.
+ *
+ * The template is used only when it fits: the same PGlite version, the same embedding
+ * dimensions, a schema no newer than this code's (newer migrations are applied on top as
+ * usual). Otherwise, or if unpacking fails, the database is created by `initdb` as before.
+ */
+export const TEMPLATE_DIR = fileURLToPath(new URL('../../../assets/', import.meta.url));
+export const TEMPLATE_ARCHIVE = 'pglite-template.tar.br';
+export const TEMPLATE_META = 'pglite-template.json';
+
+export const templateMeta = z.object({
+  pglite: z.string(),
+  schemaVersion: z.string(),
+  embeddingDimensions: z.number().int().positive(),
+});
+export type TemplateMeta = z.infer<typeof templateMeta>;
+
+/** The installed PGlite's version (its package.json is not exported, so found beside its entry point). */
+export function installedPgliteVersion(): string {
+  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  for (let dir = dirname(entry); dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (!existsSync(file)) continue;
+    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+    if (pkg.name === '@electric-sql/pglite' && pkg.version) return pkg.version;
+  }
+  throw new Error('cannot find the version of @electric-sql/pglite');
+}
+
+/** Why the template cannot serve a new database with these settings, or null when it can. */
+export function templateMismatch(meta: TemplateMeta, want: { embeddingDimensions: number; schemaVersion: string }): string | null {
+  const pglite = installedPgliteVersion();
+  if (meta.pglite !== pglite) return `it was built with PGlite ${meta.pglite}, this is ${pglite}`;
+  if (meta.embeddingDimensions !== want.embeddingDimensions) {
+    return `it has ${meta.embeddingDimensions} embedding dimensions, EMBEDDING_DIMENSIONS is ${want.embeddingDimensions}`;
+  }
+  if (meta.schemaVersion > want.schemaVersion) return `its schema (${meta.schemaVersion}) is newer than this code's (${want.schemaVersion})`;
+  return null;
+}
+
+function isEmptyOrMissing(dir: string): boolean {
+  return !existsSync(dir) || readdirSync(dir).length === 0;
+}
+
+/**
+ * Creates `dataDir` from the template when the directory is new and the template fits.
+ * True when it did; false when the directory already holds a database, the template does not
+ * fit, or unpacking failed (logged): the caller's `initdb` then creates it. The archive is
+ * unpacked beside the directory and renamed into place, so a crash midway leaves no half
+ * database behind.
+ */
+export async function createFromTemplate(
+  dataDir: string,
+  want: { embeddingDimensions: number; schemaVersion: string },
+  log: Logger,
+  templateDir = TEMPLATE_DIR,
+): Promise<boolean> {
+  const dir = resolve(dataDir);
+  if (!isEmptyOrMissing(dir)) return false;
+  const archive = join(templateDir, TEMPLATE_ARCHIVE);
+  const metaFile = join(templateDir, TEMPLATE_META);
+  if (!existsSync(archive) || !existsSync(metaFile)) {
+    log.debug({ templateDir }, 'no embedded database template; creating the database with initdb');
+    return false;
+  }
+  const staging = `${dir}.template-${process.pid}`;
+  try {
+    const meta = templateMeta.parse(JSON.parse(readFileSync(metaFile, 'utf8')));
+    const mismatch = templateMismatch(meta, want);
+    if (mismatch) {
+      log.info({ reason: mismatch }, 'the embedded database template does not fit; creating the database with initdb');
+      return false;
+    }
+    await rm(staging, { recursive: true, force: true });
+    await mkdir(staging, { recursive: true });
+    await unpack(await promisify(brotliDecompress)(await readFile(archive)), staging);
+    if (existsSync(dir)) await rmdir(dir); // empty (checked above)
+    await rename(staging, dir);
+    log.debug({ dataDir: dir, schemaVersion: meta.schemaVersion }, 'embedded database created from the template');
+    return true;
+  } catch (err) {
+    log.warn({ err, dataDir: dir }, 'could not create the embedded database from its template; creating it with initdb');
+    await rm(staging, { recursive: true, force: true }).catch(() => {});
+    return false;
+  }
+}
+
+/**
+ * Writes a tar's directories and files under `root`. tar-stream parses; the files are written
+ * here (node-tar's extraction took over a second for the template's thousand small files, this
+ * under 0.1 s). Only directories and regular files are expected; a name that would land outside
+ * `root` is refused.
+ */
+async function unpack(archive: Buffer, root: string): Promise<void> {
+  const { extract } = await import('tar-stream'); // needed on a first start only
+  const entries = extract();
+  Readable.from([archive]).pipe(entries);
+  // Synchronous writes: this runs once, before the server listens, and a thousand awaited writes cost five times more.
+  for await (const entry of entries) {
+    const target = resolve(root, entry.header.name);
+    if (target !== root && !target.startsWith(root + sep)) throw new Error(`template entry outside the data directory: ${entry.header.name}`);
+    if (entry.header.type === 'directory') {
+      mkdirSync(target, { recursive: true });
+      entry.resume();
+      continue;
+    }
+    if (entry.header.type !== 'file') throw new Error(`unexpected ${entry.header.type} in the template: ${entry.header.name}`);
+    const parts: Buffer[] = [];
+    for await (const chunk of entry) parts.push(chunk as Buffer);
+    writeFileSync(target, Buffer.concat(parts), { mode: 0o600 });
+  }
+}

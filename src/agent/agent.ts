@@ -105,6 +105,8 @@ export function createAgent(deps: AgentDeps): Agent {
       // Tools, actions and commands see the database through the tenant's port only.
       const tenantData = data.forTenant(tenant);
       const scope: TurnScope = { message, tenant, state, data: tenantData, llm, log: turnLog, now };
+      let saving: Promise<void> | undefined;
+      const save = () => (saving ??= store.save(state));
       try {
         const resolved = await resolveText(message, scope, emit);
         if (resolved === undefined) return; // answered directly (paging)
@@ -158,12 +160,15 @@ export function createAgent(deps: AgentDeps): Agent {
         state.history = kept.messages;
         state.historyTokens = kept.tokens;
         emit({ type: 'reply', reply: { text: result.text, blocks: result.blocks } });
+        // The turn's two durable writes run side by side (on Postgres and Redis, two round trips
+        // become one wait); `done` follows the ledger row, and a failed save surfaces below, as before.
+        save().catch(() => {});
         await recordUsage(message, tenant, result.usage, result.toolCalls.length);
         emit({ type: 'done', usage: result.usage, toolCalls: result.toolCalls, data: result.data, ...(flags.length ? { flags } : {}) });
       } finally {
         // Tool state gathered before a failure is kept ("nothing lost").
         try {
-          await store.save(state);
+          await save();
         } finally {
           link.dispose();
         }

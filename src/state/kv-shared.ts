@@ -1,8 +1,6 @@
 import type { RedisClientType } from '@keyv/redis';
-import { defaultDeserialize, defaultSerialize } from '@keyv/serialize';
 
-// What the memory and Redis stores share: the port's types, keyv's value format and the Redis URL
-// as a log line shows it. Apart from kv.ts and redis-kv.ts so that the Redis client (and its
+// What the memory and Redis stores share: the port's types and the Redis URL as a log line shows it. Apart from kv.ts and redis-kv.ts so that the Redis client (and its
 // dependencies) loads only when REDIS_URL is set.
 
 /**
@@ -35,24 +33,6 @@ export interface KvOptions {
   /** How long to wait for Redis at startup before giving up with a clear error. */
   connectTimeoutMs?: number;
 }
-
-/**
- * A string value starting with ':' (`[`, `:` or `,` then `":`): keyv's own format escapes those
- * (and marks Buffers `:base64:`). Values without one are plain JSON in both formats.
- */
-const KEYV_ESCAPED = /[[:,]":/;
-
-/**
- * Keyv's serialization, at native JSON speed: keyv's own serializer walks every value in
- * JavaScript and its reader revives every string (together a fifth of a turn's CPU in
- * bench/core-overhead.ts). Values that need keyv's escaping still get it, so what is stored
- * reads the same by this code and by keyv's default (other replicas mid-deploy, old values).
- */
-export const fastKeyvSerialize = (data: unknown): string => {
-  const raw = JSON.stringify(data);
-  return KEYV_ESCAPED.test(raw) ? defaultSerialize(data) : raw;
-};
-export const fastKeyvDeserialize = <T>(raw: string): T => (KEYV_ESCAPED.test(raw) ? defaultDeserialize(raw) : JSON.parse(raw)) as T;
 
 /** `redis://host:port/db` with no credentials, for log lines and error messages. */
 export function describeRedisUrl(url: string): string {

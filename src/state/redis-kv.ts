@@ -1,8 +1,27 @@
 import KeyvRedis, { createClient, type RedisClientType } from '@keyv/redis';
+import { defaultDeserialize, defaultSerialize } from '@keyv/serialize';
 import { Keyv } from 'keyv';
 import { ConfigError } from '../config.js';
 import { scrubSecrets, type Logger } from '../logger.js';
-import { describeRedisUrl, fastKeyvDeserialize, fastKeyvSerialize, type KvOptions, type KvStore, type RedisClient } from './kv-shared.js';
+import { describeRedisUrl, type KvOptions, type KvStore, type RedisClient } from './kv-shared.js';
+
+/**
+ * A string value starting with ':' (`[`, `:` or `,` then `":`): keyv's own format escapes those
+ * (and marks Buffers `:base64:`). Values without one are plain JSON in both formats.
+ */
+const KEYV_ESCAPED = /[[:,]":/;
+
+/**
+ * Keyv's serialization, at native JSON speed: keyv's own serializer walks every value in
+ * JavaScript and its reader revives every string (together a fifth of a turn's CPU in
+ * bench/core-overhead.ts). Values that need keyv's escaping still get it, so what is stored
+ * reads the same by this code and by keyv's default (other replicas mid-deploy, old values).
+ */
+const fastKeyvSerialize = (data: unknown): string => {
+  const raw = JSON.stringify(data);
+  return KEYV_ESCAPED.test(raw) ? defaultSerialize(data) : raw;
+};
+const fastKeyvDeserialize = <T>(raw: string): T => (KEYV_ESCAPED.test(raw) ? defaultDeserialize(raw) : JSON.parse(raw)) as T;
 
 /** The store on Redis (REDIS_URL), shared by every replica; see kv.ts. */
 export async function createRedisKv(url: string, log: Logger, options: KvOptions): Promise<KvStore> {

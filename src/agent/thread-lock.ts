@@ -40,6 +40,9 @@ export interface ThreadLockOptions {
   log?: Logger;
 }
 
+/** In one process the lock cannot be lost, so its signal never aborts (one for all turns). */
+const NEVER_LOST = new AbortController().signal;
+
 export class ThreadLockTimeoutError extends Error {
   constructor(readonly key: string, waitedMs: number) {
     super(`thread ${key} stayed busy for ${waitedMs} ms`);
@@ -73,7 +76,7 @@ export function createThreadLock(source?: KvStore | LockRedis | null, options: T
     tails.set(key, tail);
     try {
       await previous; // never rejects: the chain is built from `mine` promises, which only resolve
-      return redis ? await holdInRedis(redis, key, fn) : await fn(new AbortController().signal);
+      return redis ? await holdInRedis(redis, key, fn) : await fn(NEVER_LOST);
     } finally {
       done();
       if (tails.get(key) === tail) tails.delete(key);

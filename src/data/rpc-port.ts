@@ -142,9 +142,11 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
     completion_tokens: row.completionTokens,
     tool_calls: row.toolCalls,
   });
+  // The ledger's ids are not needed: its writes ask for no rows back.
+  const write = { discardRows: true };
   const ledger = createLedgerWriter({
-    one: async (row) => void (await invoke('record_turn_usage', usageArgs(row), ROW_SCHEMAS.record_turn_usage)),
-    many: async (rows) => void (await invoke('record_turn_usages', { rows: rows.map(usageArgs) }, ROW_SCHEMAS.record_turn_usages)),
+    one: async (row) => void (await invoke('record_turn_usage', usageArgs(row), ROW_SCHEMAS.record_turn_usage, write)),
+    many: async (rows) => void (await invoke('record_turn_usages', { rows: rows.map(usageArgs) }, ROW_SCHEMAS.record_turn_usages, write)),
   });
 
   const port: AdminDataPort = {

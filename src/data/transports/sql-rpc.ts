@@ -7,7 +7,7 @@ import { sqlStateOf, TransportError, type SqlClient, type Transport, type Transp
  * parameters. Aggregating to JSON in SQL makes PGlite and `pg` return exactly what
  * PostgREST returns for Supabase: one row shape for all three transports.
  */
-export function buildRpcQuery(fn: SqlFunctionName, args: Record<string, unknown>): { text: string; params: unknown[] } {
+export function buildRpcQuery(fn: SqlFunctionName, args: Record<string, unknown>, discardRows = false): { text: string; params: unknown[] } {
   const spec = ALL_FUNCTIONS[fn];
   const named: string[] = [];
   const params: unknown[] = [];
@@ -19,9 +19,10 @@ export function buildRpcQuery(fn: SqlFunctionName, args: Record<string, unknown>
     params.push(base === 'jsonb' && value !== null ? JSON.stringify(value) : value);
     named.push(`p_${name} => $${params.length}::${base}`);
   }
+  const call = `public.${fn}(${named.join(', ')})`;
   return {
     // The subquery names the columns: a one-column `returns table` still yields objects.
-    text: `select coalesce(json_agg(r), '[]'::json) as rows from (select * from public.${fn}(${named.join(', ')})) as r`,
+    text: discardRows ? `select from ${call}` : `select coalesce(json_agg(r), '[]'::json) as rows from (select * from ${call}) as r`,
     params,
   };
 }
@@ -31,7 +32,7 @@ export function sqlRpcTransport(kind: TransportKind, sql: SqlClient): Transport 
     kind,
     sql,
     async rpc(fn, args, opts) {
-      const { text, params } = buildRpcQuery(fn, args);
+      const { text, params } = buildRpcQuery(fn, args, opts?.discardRows);
       let rows: Record<string, unknown>[];
       try {
         rows =
@@ -44,6 +45,7 @@ export function sqlRpcTransport(kind: TransportKind, sql: SqlClient): Transport 
       } catch (err) {
         throw new TransportError(sqlStateOf(err), err instanceof Error ? err.message : String(err), { cause: err });
       }
+      if (opts?.discardRows) return [];
       const out = rows[0]?.rows;
       // pg parses json columns; guard against a driver configured not to.
       const parsed: unknown = typeof out === 'string' ? JSON.parse(out) : out;

@@ -24,7 +24,7 @@ export function openSupabase(url: string, serviceRoleKey: string, fetchImpl?: ty
   });
   return {
     kind: 'supabase',
-    async rpc(fn, args) {
+    async rpc(fn, args, opts) {
       // `unbounded` cannot be honoured here: PostgREST applies the role's statement timeout.
       const body: Record<string, unknown> = {};
       for (const [name, value] of Object.entries(args)) if (value !== undefined) body[`p_${name}`] = value;
@@ -32,6 +32,7 @@ export function openSupabase(url: string, serviceRoleKey: string, fetchImpl?: ty
       if (error) {
         throw new TransportError(error.code || undefined, error.message || 'Supabase RPC failed', { cause: error });
       }
+      if (opts?.discardRows) return [];
       if (!Array.isArray(data)) throw new TransportError(undefined, `${fn} did not return rows`);
       return data as unknown[];
     },

@@ -20,6 +20,11 @@ export interface RpcOptions {
    * must not. (PostgREST's own per-role timeout still applies on Supabase.)
    */
   unbounded?: boolean;
+  /**
+   * The caller wants no rows back (a write such as the token ledger's): the SQL transports then
+   * neither aggregate nor return them, which is a sixth of such a call on the embedded database.
+   */
+  discardRows?: boolean;
 }
 
 /**

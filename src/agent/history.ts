@@ -17,7 +17,11 @@ export interface CountedHistory {
  * tokenized.
  */
 export function trimCounted(messages: readonly ChatMessage[], maxTokens: number, known: readonly number[] = []): CountedHistory {
-  const units = toUnits(messages, (i) => known[i] ?? messageTokens(messages[i]!));
+  const counts = messages.map((m, i) => known[i] ?? messageTokens(m));
+  // The common case (a stored history, already trimmed, read back for the next request): it fits
+  // and its shape is sound, so it is kept whole without grouping it into units.
+  if (counts.reduce((a, b) => a + b, 0) <= maxTokens && wellFormed(messages)) return { messages: [...messages], tokens: counts };
+  const units = toUnits(messages, (i) => counts[i]!);
   let total = units.reduce((sum, unit) => sum + unit.tokens, 0);
   const kept = units.map(() => true);
   for (let i = 0; i < units.length && total > maxTokens; i++) {
@@ -33,6 +37,30 @@ export function trimCounted(messages: readonly ChatMessage[], maxTokens: number,
     out.tokens.push(...unit.counts);
   }
   return out;
+}
+
+/**
+ * True when `toUnits` would keep every message: each tool-calling assistant message is followed
+ * directly by exactly one result per call, and no other tool message appears. One pass, no units.
+ */
+function wellFormed(messages: readonly ChatMessage[]): boolean {
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    if (message.role === 'tool') return false; // not right after its call
+    if (message.role !== 'assistant' || !message.tool_calls?.length) continue;
+    const pending = message.tool_calls.map((call) => call.id);
+    let next = i + 1;
+    for (; next < messages.length; next++) {
+      const result = messages[next]!;
+      if (result.role !== 'tool') break;
+      const at = pending.indexOf(result.tool_call_id);
+      if (at < 0) return false; // a result for no pending call (unknown or repeated)
+      pending.splice(at, 1);
+    }
+    if (pending.length > 0) return false;
+    i = next - 1;
+  }
+  return true;
 }
 
 /** Messages that are kept or dropped together. */

@@ -10,7 +10,11 @@ import type { SqlClient } from './transports/types.js';
  * uses, so `npm run db:migrate` and `supabase db push` agree on what has run.
  */
 
-/** The newest migration; the port refuses a database whose schema_info() is older. */
+/**
+ * The newest migration; the port refuses a database whose schema_info() is older. (Since
+ * 20261127000000, schema_info() reports the newest version recorded in schema_migrations, so a
+ * new migration only bumps this constant; it no longer redefines that function.)
+ */
 export const SCHEMA_VERSION = '20261127000000';
 
 export interface Migration {

@@ -15,12 +15,17 @@ as $$
   returning token_ledger.id
 $$;
 
--- What the data port checks at startup (see 20261101000600).
+-- What the data port checks at startup (see 20261101000600). From here on the version is the
+-- newest one recorded in supabase_migrations.schema_migrations, where both `npm run db:migrate`
+-- and `supabase db push` record each migration, so later migrations no longer redefine this
+-- function. Security definer: the service role need not read the migrations schema itself.
 create or replace function public.schema_info()
 returns table (version text, vectors_available boolean, embedding_dimensions integer)
 language sql stable
+security definer
+set search_path = pg_catalog, public
 as $$
-  select '20261127000000'::text,
+  select (select max(m.version) from supabase_migrations.schema_migrations m),
          a.attname is not null,
          case when a.attname is not null and a.atttypmod > 0 then a.atttypmod end
   from (select 1) one

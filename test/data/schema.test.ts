@@ -62,6 +62,12 @@ describe('the catalogue matches the migrations', () => {
     it('every catalogued function exists with the same arguments, types and defaults', async () => {
       checkCatalogue(await sql.query(PROCS));
     });
+
+    it('reports the newest recorded migration, so a later migration only adds its own SQL', async () => {
+      const later = { version: '20991231000000', name: 'later', sql: 'create table if not exists public.later_probe (id int)' };
+      expect((await migrate(sql, { embeddingDimensions: TEST_DIMENSIONS, migrations: [...loadMigrations(), later] })).applied).toEqual([later.version]);
+      expect((await sql.query('select version from schema_info()'))[0]).toEqual({ version: later.version });
+    });
   });
 
   describe('on a Supabase-like database (anon, authenticated and service_role roles)', () => {

@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 
 export type { Logger };
 
@@ -30,11 +31,17 @@ export const REDACT_PATHS = [
   'headers.authorization',
 ];
 
+/** pino-pretty, loaded only for a terminal: a server writing JSON lines never needs it. */
+function prettyStream(): pino.DestinationStream {
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
+  return pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,app' });
+}
+
 /**
  * JSON lines (for log collectors); on an interactive terminal with no destination given,
  * pino-pretty's readable lines instead.
  */
-export function createLogger(level = 'info', destination: pino.DestinationStream | undefined = process.stdout.isTTY ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,app' }) : undefined): Logger {
+export function createLogger(level = 'info', destination: pino.DestinationStream | undefined = process.stdout.isTTY ? prettyStream() : undefined): Logger {
   return pino(
     {
       level,

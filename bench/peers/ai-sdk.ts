@@ -50,7 +50,8 @@ export function aiSdkBench(work?: AppWork): { turn(i: number): Promise<boolean> 
       const earlier = (await work.load(thread)) as ModelMessage[][];
       const user: ModelMessage = { role: 'user', content: `question ${i}` };
       const result = await generateText({ model, tools, stopWhen: isStepCount(5), messages: [...earlier.flat(), user] });
-      await work.save(thread, [...earlier, [user, ...result.response.messages]]);
+      // Every step's messages (the calls, their results, the answer): `response.messages` is the last step's only.
+      await work.save(thread, [...earlier, [user, ...result.steps.flatMap((step) => step.response.messages)]]);
       const { inputTokens, outputTokens } = result.totalUsage;
       await work.record(thread, { promptTokens: inputTokens ?? 0, completionTokens: outputTokens ?? 0, toolCalls: result.steps.flatMap((s) => s.toolCalls).length });
       return result.text === 'Done.';

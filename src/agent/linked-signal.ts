@@ -6,20 +6,44 @@ export interface LinkedSignal {
 }
 
 /**
+ * The live children of each parent signal. A parent gets one listener of ours however many
+ * turns or tool calls hang off it at once: a shared parent (the process's shutdown signal, the
+ * in-process lock's) would otherwise collect a listener per turn in flight, and Node warns of a
+ * leak past ten.
+ */
+const children = new WeakMap<AbortSignal, Set<AbortController>>();
+
+function follow(parent: AbortSignal, child: AbortController): void {
+  let live = children.get(parent);
+  if (!live) {
+    const set = new Set<AbortController>();
+    live = set;
+    children.set(parent, set);
+    parent.addEventListener(
+      'abort',
+      () => {
+        for (const c of set) c.abort(parent.reason);
+        set.clear();
+      },
+      { once: true },
+    );
+  }
+  live.add(child);
+}
+
+/**
  * A signal that aborts when any of its parents does (with that parent's reason), when `abort`
  * is called, or after `timeoutMs` (if given) with a TimeoutError, as `AbortSignal.timeout`
  * gives. It does what `AbortSignal.any([...parents, AbortSignal.timeout(ms)])` does at a
  * fraction of the cost: on Node 20 those weak references and signals were a twentieth of a
- * turn's CPU (bench/core-overhead.ts). `dispose()` detaches it, so a long-lived parent (a lock
- * lease, a shutdown signal) does not collect listeners.
+ * turn's CPU (bench/core-overhead.ts). `dispose()` detaches it from its parents.
  */
 export function linkedSignal(parents: readonly (AbortSignal | undefined)[], timeoutMs?: number): LinkedSignal {
   const own = new AbortController();
   const linked = parents.filter((p): p is AbortSignal => p !== undefined);
-  const follow = (event: Event) => own.abort((event.target as AbortSignal).reason);
   for (const parent of linked) {
     if (parent.aborted) own.abort(parent.reason);
-    else parent.addEventListener('abort', follow, { once: true });
+    else follow(parent, own);
   }
   const timer =
     timeoutMs === undefined
@@ -30,7 +54,7 @@ export function linkedSignal(parents: readonly (AbortSignal | undefined)[], time
     abort: (reason) => own.abort(reason),
     dispose() {
       clearTimeout(timer);
-      for (const parent of linked) parent.removeEventListener('abort', follow);
+      for (const parent of linked) children.get(parent)?.delete(own);
     },
   };
 }

@@ -33,4 +33,22 @@ describe('linkedSignal', () => {
     await sleep(40);
     expect(link.signal.aborted).toBe(false);
   });
+
+  it('hangs any number of children off one parent without a listener each (no MaxListeners warning), and reaches only the live ones', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const parent = new AbortController();
+      const links = Array.from({ length: 50 }, () => linkedSignal([parent.signal]));
+      for (const link of links.slice(0, 10)) link.dispose();
+      parent.abort(new Error('shutting down'));
+      await sleep(10);
+      expect(links.slice(0, 10).every((l) => !l.signal.aborted)).toBe(true);
+      expect(links.slice(10).every((l) => (l.signal.reason as Error).message === 'shutting down')).toBe(true);
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
 });

@@ -88,6 +88,13 @@ describe('the embedded database template', () => {
     expect(await campaigns()).toBe(first);
   }, 60_000);
 
+  it('fills a directory that exists but is empty (created beforehand for the volume)', async () => {
+    const dir = join(work, 'empty');
+    mkdirSync(dir);
+    expect(await createFromTemplate(dir, want, silentLogger())).toBe(true);
+    expect(readdirSync(dir)).toContain('PG_VERSION');
+  });
+
   it('leaves a directory that already holds a database alone', async () => {
     const dir = join(work, 'existing');
     mkdirSync(dir);

@@ -87,10 +87,17 @@ export async function createFromTemplate(
       log.info({ reason: mismatch }, 'the embedded database template does not fit; creating the database with initdb');
       return false;
     }
+    if (existsSync(dir)) {
+      // Empty (checked above). A mount point cannot be replaced by a rename: initdb fills it in place.
+      const removed = await rmdir(dir).then(() => true, () => false);
+      if (!removed) {
+        log.info({ dataDir: dir }, 'the embedded database directory is a mount point; creating the database with initdb');
+        return false;
+      }
+    }
     await rm(staging, { recursive: true, force: true });
     await mkdir(staging, { recursive: true });
     await unpack(await promisify(brotliDecompress)(await readFile(archive)), staging);
-    if (existsSync(dir)) await rmdir(dir); // empty (checked above)
     await rename(staging, dir);
     log.debug({ dataDir: dir, schemaVersion: meta.schemaVersion }, 'embedded database created from the template');
     return true;

@@ -10,7 +10,8 @@ import { postEvent } from './fakes/slack/signing.js';
 import { startFakeSlack } from './fakes/slack/web-api.js';
 import { freePort } from './helpers/free-port.js';
 
-const TSX = ['node_modules/.bin/tsx', 'src/main.ts'];
+// As `npm start` runs it: one process, tsx as a loader (its CLI would add a second process).
+const TSX = [process.execPath, '--import', 'tsx', 'src/main.ts'];
 
 function run(env: Record<string, string>, until?: (out: string) => boolean, timeoutMs = 40_000, withChild?: (child: ChildProcess) => void) {
   return new Promise<{ code: number | null; out: string }>((resolve) => {

@@ -1,15 +1,21 @@
 /**
  * The server side of bench/capacity.ts: Switchboard as `npm start` runs it (HTTP API, memory
- * state), in its own process so its memory is measured alone: the compiled tree (`dist/`, as the
+ * state, the embedded database on disk in a scratch directory), in its own process so its memory is measured alone: the compiled tree (`dist/`, as the
  * Docker image runs it) with CAPACITY_DIST=1, else the sources through tsx. Reports its URL over
  * IPC, samples its memory every 20 ms and reports the peaks (after a GC: what is still held)
  * when asked.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 const root = process.env.CAPACITY_DIST ? '../../dist' : '../../src';
 const { serve } = await import(`${root}/serve.js`);
 const { parseConfig } = await import(`${root}/config.js`);
 const { silentLogger } = await import(`${root}/logger.js`);
 
+const scratch = mkdtempSync(join(tmpdir(), 'sb-capacity-'));
+process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
 const config = parseConfig({
   OPENAI_API_KEY: 'sk-capacity',
   OPENAI_BASE_URL: process.env.CAPACITY_LLM_URL ?? '',
@@ -17,8 +23,9 @@ const config = parseConfig({
   PORT: '0',
   HOST: '127.0.0.1',
   LOG_LEVEL: 'silent',
-  // The embedded database by default; CAPACITY_DATABASE_URL (migrated) for the production shape.
-  ...(process.env.CAPACITY_DATABASE_URL ? { DATABASE_URL: process.env.CAPACITY_DATABASE_URL } : { PGLITE_MEMORY: '1' }),
+  // The embedded database on disk in a scratch directory, as `npm start` keeps it (in memory it
+  // would also hold the data files); CAPACITY_DATABASE_URL (migrated) for the production shape.
+  ...(process.env.CAPACITY_DATABASE_URL ? { DATABASE_URL: process.env.CAPACITY_DATABASE_URL } : { PGLITE_DIR: join(scratch, 'pglite') }),
   ...(process.env.CAPACITY_REDIS_URL ? { REDIS_URL: process.env.CAPACITY_REDIS_URL } : {}),
 });
 const serving = await serve(config, silentLogger());

@@ -1,11 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
+import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve, sep } from 'node:path';
-import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { brotliDecompress } from 'node:zlib';
+import { createBrotliDecompress } from 'node:zlib';
 import { z } from 'zod';
 import type { Logger } from '../../logger.js';
 
@@ -97,7 +95,7 @@ export async function createFromTemplate(
     }
     await rm(staging, { recursive: true, force: true });
     await mkdir(staging, { recursive: true });
-    await unpack(await promisify(brotliDecompress)(await readFile(archive)), staging);
+    await unpack(archive, staging);
     await rename(staging, dir);
     log.debug({ dataDir: dir, schemaVersion: meta.schemaVersion }, 'embedded database created from the template');
     return true;
@@ -114,10 +112,15 @@ export async function createFromTemplate(
  * under 0.1 s). Only directories and regular files are expected; a name that would land outside
  * `root` is refused.
  */
-async function unpack(archive: Buffer, root: string): Promise<void> {
+async function unpack(archive: string, root: string): Promise<void> {
   const { extract } = await import('tar-stream'); // needed on a first start only
   const entries = extract();
-  Readable.from([archive]).pipe(entries);
+  // Streamed: the archive is never whole in memory (29 MB unpacked), which a process keeps as RSS.
+  // Large chunks: the tar parser's cost is per chunk, and 16 KB ones made unpacking 0.3 s slower.
+  const file = createReadStream(archive, { highWaterMark: 1 << 20 });
+  const inflate = createBrotliDecompress({ chunkSize: 1 << 20 });
+  for (const stream of [file, inflate]) stream.on('error', (err: Error) => entries.destroy(err));
+  file.pipe(inflate).pipe(entries);
   // Synchronous writes: this runs once, before the server listens, and a thousand awaited writes cost five times more.
   for await (const entry of entries) {
     const target = resolve(root, entry.header.name);

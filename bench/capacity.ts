@@ -16,15 +16,20 @@
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { request, Agent } from 'node:http';
+import { parseArgs } from 'node:util';
 import { startFakeOpenAI } from '../test/fakes/openai-server.js';
 
-const arg = (name: string, def: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? (process.argv[i + 1] ?? def) : def;
-};
-const TURNS = Number(arg('turns', '1000'));
-const LLM_MS = Number(arg('llm-ms', '1000'));
-const ROUNDS = Number(arg('rounds', '3'));
+const { values: flags } = parseArgs({
+  options: {
+    turns: { type: 'string', default: '1000' },
+    'llm-ms': { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: '3' },
+    dist: { type: 'boolean', default: false },
+  },
+});
+const TURNS = Number(flags.turns);
+const LLM_MS = Number(flags['llm-ms']);
+const ROUNDS = Number(flags.rounds);
 const MB = (b: number) => (b / 1024 / 1024).toFixed(0);
 
 // One connection per request, as a thousand separate clients would have.
@@ -42,7 +47,7 @@ function post(url: string, body: string): Promise<{ status: number; text: string
   });
 }
 const llm = await startFakeOpenAI();
-const DIST = process.argv.includes('--dist');
+const DIST = flags.dist;
 const child = fork(new URL('./capacity/server.mjs', import.meta.url), {
   execArgv: [...(DIST ? [] : ['--import', 'tsx']), '--expose-gc', ...(process.env.CAPACITY_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAPACITY_CPU_PROF] : [])],
   env: { ...process.env, CAPACITY_LLM_URL: llm.url, ...(DIST ? { CAPACITY_DIST: '1' } : {}) },

@@ -17,6 +17,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { z } from 'zod';
@@ -35,14 +36,18 @@ import { buildRpcQuery } from '../src/data/transports/sql-rpc.js';
 import type { SqlClient } from '../src/data/transports/types.js';
 import { boundQueryTerms } from '../src/tools/campaigns/query-text.js';
 
-const arg = (name: string, def: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? (process.argv[i + 1] ?? def) : def;
-};
-const ROWS = Number(arg('rows', '100000'));
-const DIMS = Number(arg('dims', '384'));
-const QUERIES = Number(arg('queries', '300'));
-const ONLY = arg('only', '');
+const { values: flags } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '100000' },
+    dims: { type: 'string', default: '384' },
+    queries: { type: 'string', default: '300' },
+    only: { type: 'string', default: '' },
+  },
+});
+const ROWS = Number(flags.rows);
+const DIMS = Number(flags.dims);
+const QUERIES = Number(flags.queries);
+const ONLY = flags.only;
 const SERVER = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
 
 const TEXT_QUERIES = [

@@ -24,8 +24,6 @@ export type { ReadFunctionArgs, ReadFunctionName } from '../contract/catalogue.j
 export interface DataPortOptions {
   /** Embeddings for the demo campaigns of a fresh embedded database (the LlmClient's `embed`). */
   embed?: EmbedFn;
-  /** Create a new embedded database directory from the migrated template when it fits (default true). */
-  template?: boolean;
   /** Seed a fresh embedded database with the demo data (default true). */
   seedDemo?: boolean;
   /** Demo capture dates and bookings are placed relative to this date (default: today, UTC). */
@@ -110,7 +108,7 @@ export async function openDataPort(config: Config, log: Logger, opts: DataPortOp
     const dir = config.PGLITE_MEMORY ? undefined : config.PGLITE_DIR;
     // A new directory starts from the migrated template when it fits (skips initdb); see pglite-template.ts.
     const fromTemplate =
-      dir !== undefined && opts.template !== false
+      dir !== undefined
         ? await createFromTemplate(dir, { embeddingDimensions: config.EMBEDDING_DIMENSIONS, schemaVersion: SCHEMA_VERSION }, log)
         : false;
     const sql = await openPglite(dir);

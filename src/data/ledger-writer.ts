@@ -1,7 +1,7 @@
 import { DataError, type UsageRow } from '../contract/data.js';
 
 /** Rows one statement carries at most; more wait for the next write. */
-export const LEDGER_BATCH_MAX = 500;
+const BATCH_MAX = 500;
 
 export interface LedgerWriter {
   /** Resolves once the row is committed (rejects if it could not be). */
@@ -35,7 +35,7 @@ interface Pending {
  * Hand-written rather than DataLoader: DataLoader batches what is asked in one tick, this batches
  * what queues behind a write in flight, which is what makes a lone turn pay no waiting.
  */
-export function createLedgerWriter(writes: LedgerWrites, max = LEDGER_BATCH_MAX): LedgerWriter {
+export function createLedgerWriter(writes: LedgerWrites): LedgerWriter {
   const queue: Pending[] = [];
   let draining: Promise<void> | undefined;
 
@@ -58,7 +58,7 @@ export function createLedgerWriter(writes: LedgerWrites, max = LEDGER_BATCH_MAX)
   }
 
   async function drain(): Promise<void> {
-    while (queue.length > 0) await flush(queue.splice(0, max));
+    while (queue.length > 0) await flush(queue.splice(0, BATCH_MAX));
     draining = undefined;
   }
 

@@ -42,7 +42,7 @@ export function installedPgliteVersion(): string {
 }
 
 /** Why the template cannot serve a new database with these settings, or null when it can. */
-export function templateMismatch(meta: TemplateMeta, want: { embeddingDimensions: number; schemaVersion: string }): string | null {
+function templateMismatch(meta: TemplateMeta, want: { embeddingDimensions: number; schemaVersion: string }): string | null {
   const pglite = installedPgliteVersion();
   if (meta.pglite !== pglite) return `it was built with PGlite ${meta.pglite}, this is ${pglite}`;
   if (meta.embeddingDimensions !== want.embeddingDimensions) {

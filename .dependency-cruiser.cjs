@@ -49,7 +49,17 @@ module.exports = {
       name: 'no-orphans',
       severity: 'error',
       comment: 'A module nothing imports (entry points excepted) is dead code.',
-      from: { orphan: true, path: '^src/', pathNot: ['^src/main\\.ts$', '^src/adapters/console/main\\.ts$', '^src/data/cli/', '^src/adapters/discord/deploy\\.ts$', '\\.d\\.ts$'] },
+      from: {
+        orphan: true,
+        path: '^src/',
+        pathNot: [
+          '^src/main\\.ts$',
+          '^src/adapters/console/main\\.ts$',
+          '^src/data/cli/',
+          '^src/adapters/discord/deploy\\.ts$',
+          '\\.d\\.ts$',
+        ],
+      },
       to: {},
     },
   ],

@@ -4,7 +4,10 @@ import tseslint from 'typescript-eslint';
 
 /** Only src/adapters speaks to Slack and Discord; each entry adds its own restriction to that one. */
 function layerRules(entries) {
-  const sdks = { group: ['@slack/*', 'discord.js', '@discordjs/*', 'discord-interactions'], message: 'Only src/adapters speaks to Slack and Discord.' };
+  const sdks = {
+    group: ['@slack/*', 'discord.js', '@discordjs/*', 'discord-interactions'],
+    message: 'Only src/adapters speaks to Slack and Discord.',
+  };
   return entries.map(({ files, ignores, pattern }) => ({
     files,
     ...(ignores ? { ignores } : {}),
@@ -14,8 +17,14 @@ function layerRules(entries) {
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.data/', 'coverage/'] },
-  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
-  { files: ['**/*.mjs'], languageOptions: { globals: { process: 'readonly', globalThis: 'readonly', setInterval: 'readonly' } } },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', globalThis: 'readonly', setInterval: 'readonly' } },
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -29,8 +38,20 @@ export default tseslint.config(
   // The layers (docs/architecture.md); .dependency-cruiser.cjs checks the rest and import circles.
   ...layerRules([
     { files: ['src/**/*.ts'], ignores: ['src/adapters/**'] },
-    { files: ['src/tools/**/*.ts'], pattern: { group: ['**/agent/*', '**/agent/**'], message: 'Tools and the agent meet through src/contract; a tool never imports the agent.' } },
-    { files: ['src/agent/**/*.ts'], pattern: { group: ['**/tools/*', '**/tools/**'], message: 'The agent runs whatever tools it is given; it never imports a tool family (use src/contract).' } },
+    {
+      files: ['src/tools/**/*.ts'],
+      pattern: {
+        group: ['**/agent/*', '**/agent/**'],
+        message: 'Tools and the agent meet through src/contract; a tool never imports the agent.',
+      },
+    },
+    {
+      files: ['src/agent/**/*.ts'],
+      pattern: {
+        group: ['**/tools/*', '**/tools/**'],
+        message: 'The agent runs whatever tools it is given; it never imports a tool family (use src/contract).',
+      },
+    },
   ]),
   {
     // The console adapter, CLIs and benchmarks talk to a terminal on purpose.

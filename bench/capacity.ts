@@ -36,12 +36,20 @@ const MB = (b: number) => (b / 1024 / 1024).toFixed(0);
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 function post(url: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -49,17 +57,29 @@ function post(url: string, body: string): Promise<{ status: number; text: string
 const llm = await startFakeOpenAI();
 const DIST = flags.dist;
 const child = fork(new URL('./capacity/server.mjs', import.meta.url), {
-  execArgv: [...(DIST ? [] : ['--import', 'tsx']), '--expose-gc', ...(process.env.CAPACITY_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAPACITY_CPU_PROF] : [])],
+  execArgv: [
+    ...(DIST ? [] : ['--import', 'tsx']),
+    '--expose-gc',
+    ...(process.env.CAPACITY_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAPACITY_CPU_PROF] : []),
+  ],
   env: { ...process.env, CAPACITY_LLM_URL: llm.url, ...(DIST ? { CAPACITY_DIST: '1' } : {}) },
 });
 const [{ url }] = (await once(child, 'message')) as [{ url: string }];
-type Report = { idle: NodeJS.MemoryUsage; peak: { rss: number; heapUsed: number; external: number; arrayBuffers: number }; now: NodeJS.MemoryUsage; maxRssKb: number; cpu: NodeJS.CpuUsage };
+type Report = {
+  idle: NodeJS.MemoryUsage;
+  peak: { rss: number; heapUsed: number; external: number; arrayBuffers: number };
+  now: NodeJS.MemoryUsage;
+  maxRssKb: number;
+  cpu: NodeJS.CpuUsage;
+};
 const report = async (): Promise<Report> => {
   child.send('report');
   return ((await once(child, 'message')) as [Report])[0];
 };
 
-console.log(`capacity: ${TURNS} concurrent turns over HTTP, LLM answers after ${LLM_MS} ms, ${DIST ? 'dist/' : 'src/ through tsx'}, ${process.env.CAPACITY_DATABASE_URL ? 'Postgres' : 'embedded database'} (node ${process.version})`);
+console.log(
+  `capacity: ${TURNS} concurrent turns over HTTP, LLM answers after ${LLM_MS} ms, ${DIST ? 'dist/' : 'src/ through tsx'}, ${process.env.CAPACITY_DATABASE_URL ? 'Postgres' : 'embedded database'} (node ${process.version})`,
+);
 for (let round = 1; round <= ROUNDS; round++) {
   llm.reset();
   llm.script(...Array.from({ length: TURNS }, () => ({ text: 'Answered.', delayMs: LLM_MS })));
@@ -69,9 +89,13 @@ for (let round = 1; round <= ROUNDS; round++) {
   const started = performance.now();
   const results = await Promise.allSettled(
     Array.from({ length: TURNS }, async (_, i) => {
-      const res = await post(`${url}/api/chat`, JSON.stringify({ message: `question ${i}`, threadId: `cap-${round}-${i}`, userId: `user-${round}-${i}` }));
+      const res = await post(
+        `${url}/api/chat`,
+        JSON.stringify({ message: `question ${i}`, threadId: `cap-${round}-${i}`, userId: `user-${round}-${i}` }),
+      );
       const body = JSON.parse(res.text) as { response?: string };
-      if (res.status !== 200 || body.response !== 'Answered.') throw new Error(`status ${res.status}: ${JSON.stringify(body).slice(0, 200)}`);
+      if (res.status !== 200 || body.response !== 'Answered.')
+        throw new Error(`status ${res.status}: ${JSON.stringify(body).slice(0, 200)}`);
       return performance.now() - started;
     }),
   );
@@ -79,9 +103,11 @@ for (let round = 1; round <= ROUNDS; round++) {
   const harness = process.cpuUsage(harnessCpu);
   const after = await report();
   const ok = results.filter((r) => r.status === 'fulfilled').length;
-  const firstError = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason as Error | undefined;
+  const firstError = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason as
+    Error | undefined;
   const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])).sort((a, b) => a - b);
-  const p = (q: number) => (done.length ? done[Math.min(done.length - 1, Math.floor(q * done.length))]!.toFixed(0) : '-');
+  const p = (q: number) =>
+    done.length ? done[Math.min(done.length - 1, Math.floor(q * done.length))]!.toFixed(0) : '-';
   console.log(
     `round ${round}: answered ${ok}/${TURNS} in ${(wall / 1000).toFixed(2)} s (answer times p50 ${p(0.5)} ms, p99 ${p(0.99)} ms; Switchboard's CPU ${((after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000 / TURNS).toFixed(2)} ms a turn, the harness's (clients and LLM) ${((harness.user + harness.system) / 1000 / TURNS).toFixed(2)} ms)   ` +
       `RSS before ${MB(before.now.rss)} MB, peak ${MB(after.peak.rss)} MB (+${((after.peak.rss - before.now.rss) / 1024 / TURNS).toFixed(0)} KB per in-flight turn); ` +

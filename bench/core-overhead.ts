@@ -20,9 +20,12 @@ for (let i = 0; i < turns + 200; i++) {
   if (i >= 200) samples.push(performance.now() - started); // first 200 turns warm the JIT
 }
 // A refused or failed turn is fast and would flatter the figures.
-if (failed) throw new Error(`${failed} of ${turns + 200} turns did not finish with done: the figures would not be turns`);
+if (failed)
+  throw new Error(`${failed} of ${turns + 200} turns did not finish with done: the figures would not be turns`);
 samples.sort((a, b) => a - b);
 const pct = (p: number) => samples[Math.min(samples.length - 1, Math.floor((p / 100) * samples.length))]!.toFixed(2);
-console.log(`core overhead over ${turns} turns (3 tool calls each, zero-latency LLM, ${sb.kv.backend} state, ${sb.data.kind} data)`);
+console.log(
+  `core overhead over ${turns} turns (3 tool calls each, zero-latency LLM, ${sb.kv.backend} state, ${sb.data.kind} data)`,
+);
 console.log(`p50 ${pct(50)} ms   p99 ${pct(99)} ms   max ${samples.at(-1)!.toFixed(2)} ms`);
 await sb.close();

@@ -34,7 +34,12 @@ class InstantLlm implements LlmClient {
 
 const discord = await startFakeDiscord();
 const data = await openPgliteTestPort({ seedDemo: false });
-const config = parseConfig({ OPENAI_API_KEY: 'sk-bench', LOG_LEVEL: 'silent', ...discord.env(), ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}) });
+const config = parseConfig({
+  OPENAI_API_KEY: 'sk-bench',
+  LOG_LEVEL: 'silent',
+  ...discord.env(),
+  ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+});
 const sb = await createSwitchboard(config, silentLogger(), { tools: [], llm: new InstantLlm(), data });
 const adapter = createDiscordAdapter(sb)!;
 await adapter.start();
@@ -66,7 +71,9 @@ async function loaded(n: number, everyMs: number): Promise<number[]> {
 function report(label: string, samples: number[]): void {
   const sorted = [...samples].sort((a, b) => a - b);
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(2);
-  console.log(`${label.padEnd(34)} n=${sorted.length}  p50 ${pct(50)} ms   p99 ${pct(99)} ms   max ${sorted.at(-1)!.toFixed(2)} ms`);
+  console.log(
+    `${label.padEnd(34)} n=${sorted.length}  p50 ${pct(50)} ms   p99 ${pct(99)} ms   max ${sorted.at(-1)!.toFixed(2)} ms`,
+  );
 }
 
 await idle(WARMUP);
@@ -75,10 +82,21 @@ const busy = await loaded(count, 25);
 await discord.waitFor(() => performance.now() - (discord.calls.at(-1)?.at ?? 0) > 1_500, 'the turns to finish', 60_000);
 const refused = discord.calls.filter((c) => c.status >= 400);
 
-console.log(`Discord interaction deferral (INTERACTION_CREATE sent → callback received), ${sb.kv.backend} kv, discord.js client`);
+console.log(
+  `Discord interaction deferral (INTERACTION_CREATE sent → callback received), ${sb.kv.backend} kv, discord.js client`,
+);
 report('one at a time', one);
 report('40/s with turns overlapping', busy);
-console.log(`refused requests: ${refused.length}${refused.length ? ` (${refused.map((c) => `${c.method} ${c.path} ${c.status}`).slice(0, 3).join('; ')})` : ''}`);
+console.log(
+  `refused requests: ${refused.length}${
+    refused.length
+      ? ` (${refused
+          .map((c) => `${c.method} ${c.path} ${c.status}`)
+          .slice(0, 3)
+          .join('; ')})`
+      : ''
+  }`,
+);
 
 await adapter.stop();
 await sb.inbox.stop(5_000);

@@ -27,7 +27,28 @@ function fnv1a(text: string): number {
   return h >>> 0;
 }
 
-const STOP = new Set(['the', 'a', 'an', 'and', 'or', 'of', 'to', 'in', 'on', 'for', 'with', 'your', 'you', 'is', 'are', 'at', 'by', 'it', 'we', 'our']);
+const STOP = new Set([
+  'the',
+  'a',
+  'an',
+  'and',
+  'or',
+  'of',
+  'to',
+  'in',
+  'on',
+  'for',
+  'with',
+  'your',
+  'you',
+  'is',
+  'are',
+  'at',
+  'by',
+  'it',
+  'we',
+  'our',
+]);
 
 /** A unit vector of `dims` numbers from the words of `text` (same text, same vector). */
 export function hashEmbedding(text: string, dims: number): number[] {

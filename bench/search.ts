@@ -51,21 +51,56 @@ const ONLY = flags.only;
 const SERVER = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
 
 const TEXT_QUERIES = [
-  '"no annual fee"', 'cashback groceries', 'wind power -solar', 'fixed price electricity', 'unlimited data 5G',
-  'family holiday', '"free cancellation"', 'lounge access travel insurance', 'fiber router installation',
-  'kids fly free', 'smart meter app', 'EV charging night', 'points flights hotels', 'coverage festival',
-  'all inclusive', 'green', 'price', '"bring a friend"', 'interest purchases -annual', 'sea view cabin or fjords',
-  'roaming EU', 'heat pump', 'metal card concierge', 'switch in five minutes',
+  '"no annual fee"',
+  'cashback groceries',
+  'wind power -solar',
+  'fixed price electricity',
+  'unlimited data 5G',
+  'family holiday',
+  '"free cancellation"',
+  'lounge access travel insurance',
+  'fiber router installation',
+  'kids fly free',
+  'smart meter app',
+  'EV charging night',
+  'points flights hotels',
+  'coverage festival',
+  'all inclusive',
+  'green',
+  'price',
+  '"bring a friend"',
+  'interest purchases -annual',
+  'sea view cabin or fjords',
+  'roaming EU',
+  'heat pump',
+  'metal card concierge',
+  'switch in five minutes',
 ];
 const SEMANTIC_QUERIES = [
-  'cheap green electricity from wind', 'credit card with cash back on groceries', 'mobile plan with unlimited data for families',
-  'holiday for families with kids', 'travel card with lounge access', 'lock my electricity price', 'fast fiber internet at home',
-  'cruise along the coast with a sea view', 'charge my electric car at night', 'no fees and no contract',
+  'cheap green electricity from wind',
+  'credit card with cash back on groceries',
+  'mobile plan with unlimited data for families',
+  'holiday for families with kids',
+  'travel card with lounge access',
+  'lock my electricity price',
+  'fast fiber internet at home',
+  'cruise along the coast with a sea view',
+  'charge my electric car at night',
+  'no fees and no contract',
 ];
 
 const pick = createRng(99);
 const CHANNELS = ['Facebook', 'Instagram', 'TikTok', 'YouTube', 'Display', 'Search', 'Email', 'TV'];
-const PROPS = ['Cash Back', 'Green Energy', 'Fixed Price', 'Unlimited Data', 'Low Price', 'Family Friendly', 'Rewards Points', 'Flexibility'];
+const PROPS = [
+  'Cash Back',
+  'Green Energy',
+  'Fixed Price',
+  'Unlimited Data',
+  'Low Price',
+  'Family Friendly',
+  'Rewards Points',
+  'Flexibility',
+];
 const SENTIMENTS = ['Positive', 'Playful', 'Trustworthy', 'Aspirational', 'Urgent'];
 const STYLES = ['Lifestyle Photography', 'Minimalist', 'Bold Typography', 'User-generated Video'];
 
@@ -129,14 +164,29 @@ async function rawCall(sql: SqlClient, fn: SqlFunctionName, args: Record<string,
 
 /** Full-text and filter search through the port and, with `raw`, the same calls straight to SQL, interleaved call by call. */
 async function textAndFilter(port: AdminDataPort, tenantId: string, label: string, raw?: SqlClient): Promise<void> {
-  const kinds: { name: string; fn: 'search_campaigns_by_text' | 'filter_campaigns'; args: (i: number) => Record<string, unknown>; row: z.ZodType }[] = [
+  const kinds: {
+    name: string;
+    fn: 'search_campaigns_by_text' | 'filter_campaigns';
+    args: (i: number) => Record<string, unknown>;
+    row: z.ZodType;
+  }[] = [
     {
       name: 'full-text search',
       fn: 'search_campaigns_by_text',
-      args: (i) => ({ tenant_id: tenantId, query: TEXT_QUERIES[i % TEXT_QUERIES.length] ?? '', limit: 10, ...(i % 3 === 0 ? randomFilters() : {}) }),
+      args: (i) => ({
+        tenant_id: tenantId,
+        query: TEXT_QUERIES[i % TEXT_QUERIES.length] ?? '',
+        limit: 10,
+        ...(i % 3 === 0 ? randomFilters() : {}),
+      }),
       row: rows.textCampaignRow,
     },
-    { name: 'filter search', fn: 'filter_campaigns', args: () => ({ tenant_id: tenantId, limit: 20, ...randomFilters() }), row: rows.campaignRow },
+    {
+      name: 'filter search',
+      fn: 'filter_campaigns',
+      args: () => ({ tenant_id: tenantId, limit: 20, ...randomFilters() }),
+      row: rows.campaignRow,
+    },
   ];
   for (const kind of kinds) {
     const viaPort: number[] = [];
@@ -154,11 +204,23 @@ async function textAndFilter(port: AdminDataPort, tenantId: string, label: strin
     console.log(`${label} ${kind.name.padEnd(17)} ${stats(viaPort)}`);
     if (raw) {
       const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(0.95 * xs.length)]!;
-      console.log(`${label} ${kind.name.padEnd(17)} raw SQL: ${stats(direct)}   port / raw at p95: ${(p95(viaPort) / p95(direct)).toFixed(2)}×`);
+      console.log(
+        `${label} ${kind.name.padEnd(17)} raw SQL: ${stats(direct)}   port / raw at p95: ${(p95(viaPort) / p95(direct)).toFixed(2)}×`,
+      );
     }
   }
   // A pasted paragraph of one word repeated: bounded to MAX_QUERY_TERMS terms before it reaches SQL.
-  const repeated = await time(Math.min(QUERIES, 50), () => port.call('search_campaigns_by_text', { tenant_id: tenantId, query: boundQueryTerms(Array.from({ length: 300 }, () => 'green').join(' ')).query, limit: 10 }, rows.textCampaignRow));
+  const repeated = await time(Math.min(QUERIES, 50), () =>
+    port.call(
+      'search_campaigns_by_text',
+      {
+        tenant_id: tenantId,
+        query: boundQueryTerms(Array.from({ length: 300 }, () => 'green').join(' ')).query,
+        limit: 10,
+      },
+      rows.textCampaignRow,
+    ),
+  );
   console.log(`${label} 300 repeated words ${stats(repeated)}`);
 }
 
@@ -197,21 +259,41 @@ async function pglite(file: string): Promise<void> {
     await sql.exec('drop index if exists campaigns_embedding_hnsw');
     let t = performance.now();
     for (;;) {
-      const missing = await port.admin('campaigns_missing_embeddings', { tenant_id: tenantId, limit: 1000 }, rows.missingEmbeddingRow);
+      const missing = await port.admin(
+        'campaigns_missing_embeddings',
+        { tenant_id: tenantId, limit: 1000 },
+        rows.missingEmbeddingRow,
+      );
       if (missing.length === 0) break;
-      const items = missing.map((m) => ({ id: m.id, embedding: hashEmbedding(`${m.company} ${m.campaign_text} ${m.full_campaign_text}`, DIMS) }));
+      const items = missing.map((m) => ({
+        id: m.id,
+        embedding: hashEmbedding(`${m.company} ${m.campaign_text} ${m.full_campaign_text}`, DIMS),
+      }));
       await port.admin('set_campaign_embeddings', { tenant_id: tenantId, items }, z.object({ updated: z.number() }));
     }
-    console.log(`PGlite: stored ${ROWS} ${DIMS}-dimensional embeddings in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    console.log(
+      `PGlite: stored ${ROWS} ${DIMS}-dimensional embeddings in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
     t = performance.now();
     await sql.exec(`set maintenance_work_mem = '512MB'`);
-    await sql.exec('create index campaigns_embedding_hnsw on public.campaigns using hnsw (embedding vector_cosine_ops)');
+    await sql.exec(
+      'create index campaigns_embedding_hnsw on public.campaigns using hnsw (embedding vector_cosine_ops)',
+    );
     await sql.exec('analyze public.campaigns');
     console.log(`PGlite: built the HNSW index in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
     const vectors = SEMANTIC_QUERIES.map((q) => hashEmbedding(q, DIMS));
     const semantic = await time(QUERIES, (i) =>
-      port.call('search_campaigns', { tenant_id: tenantId, query_embedding: vectors[i % vectors.length] ?? [], limit: 10, ...(i % 3 === 0 ? randomFilters() : {}) }, rows.semanticCampaignRow),
+      port.call(
+        'search_campaigns',
+        {
+          tenant_id: tenantId,
+          query_embedding: vectors[i % vectors.length] ?? [],
+          limit: 10,
+          ...(i % 3 === 0 ? randomFilters() : {}),
+        },
+        rows.semanticCampaignRow,
+      ),
     );
     console.log(`PGlite semantic search   ${stats(semantic)}`);
     await textAndFilter(port, tenantId, 'PGlite');

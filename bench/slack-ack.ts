@@ -40,8 +40,16 @@ import { DEFAULT_REDIS_INBOX } from '../src/turns/redis-inbox.js';
 import type { FromChild, ToChild } from './slack-ack/child.js';
 
 const KNOWN = ['rate', 'seconds', 'rounds', 'burst', 'concurrency', 'llm-ms', 'answer-timeout', 'redis'];
-const flags = new Map(process.argv.slice(2).filter((a) => a.startsWith('--')).map((a) => a.slice(2).split(/=(.*)/s, 2) as [string, string]));
-const unknown = [...process.argv.slice(2).filter((a) => !a.startsWith('--')), ...[...flags.keys()].filter((f) => !KNOWN.includes(f)).map((f) => `--${f}`)];
+const flags = new Map(
+  process.argv
+    .slice(2)
+    .filter((a) => a.startsWith('--'))
+    .map((a) => a.slice(2).split(/=(.*)/s, 2) as [string, string]),
+);
+const unknown = [
+  ...process.argv.slice(2).filter((a) => !a.startsWith('--')),
+  ...[...flags.keys()].filter((f) => !KNOWN.includes(f)).map((f) => `--${f}`),
+];
 if (unknown.length) console.warn(`ignoring ${unknown.join(' ')}: use ${KNOWN.map((k) => `--${k}=`).join(', ')}`);
 const num = (name: string, fallback: number) => {
   const v = Number(flags.get(name) ?? fallback);
@@ -84,7 +92,8 @@ const fake = child<{ url: string; origin: string; botToken: string }>([
   BOT_USER,
 ]);
 const slack = await fake.ready;
-const slackStats = async () => (await (await fetch(`${slack.origin}/__fake/stats`)).json()) as { messages: number; methods: Record<string, number> };
+const slackStats = async () =>
+  (await (await fetch(`${slack.origin}/__fake/stats`)).json()) as { messages: number; methods: Record<string, number> };
 
 // ── the two apps, each in its own process ───────────────────────────────────────────────
 interface AppUnderTest {
@@ -97,14 +106,22 @@ interface AppUnderTest {
 
 async function startApp(script: string, args: Record<string, unknown>): Promise<AppUnderTest> {
   // fork() passes this process's execArgv on: the child runs under tsx too.
-  const proc = fork(new URL(script, import.meta.url).pathname, [JSON.stringify(args)], { execArgv: [...process.execArgv, ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const proc = fork(new URL(script, import.meta.url).pathname, [JSON.stringify(args)], {
+    execArgv: [
+      ...process.execArgv,
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const inbox: FromChild[] = [];
   const waiting: ((m: FromChild) => void)[] = [];
   proc.on('message', (m: FromChild) => (waiting.shift() ?? ((x: FromChild) => inbox.push(x)))(m));
   proc.once('exit', (code) => waiting.splice(0).forEach((w) => w({ type: 'failed', message: `exited (${code})` })));
-  const next = () => new Promise<FromChild>((resolve) => (inbox.length ? resolve(inbox.shift()!) : waiting.push(resolve)));
+  const next = () =>
+    new Promise<FromChild>((resolve) => (inbox.length ? resolve(inbox.shift()!) : waiting.push(resolve)));
   const first = await next();
-  if (first.type !== 'ready') throw new Error(`${script} did not start: ${first.type === 'failed' ? first.message : first.type}`);
+  if (first.type !== 'ready')
+    throw new Error(`${script} did not start: ${first.type === 'failed' ? first.message : first.type}`);
   return { url: first.url, priority: first.priority, proc, ask: (m) => proc.send(m), next };
 }
 
@@ -113,7 +130,11 @@ let apps: Record<'bare' | 'switchboard', AppUnderTest>;
 try {
   apps = {
     bare: await startApp('./slack-ack/bare.ts', common),
-    switchboard: await startApp('./slack-ack/switchboard.ts', { ...common, llmMs, ...(redisUrl ? { redisUrl, queue } : {}) }),
+    switchboard: await startApp('./slack-ack/switchboard.ts', {
+      ...common,
+      llmMs,
+      ...(redisUrl ? { redisUrl, queue } : {}),
+    }),
   };
 } catch (err) {
   fake.kill();
@@ -188,10 +209,22 @@ interface Load {
 let prefixCounter = 1_700_000_000;
 async function load(url: string, count: number, opts: { rate?: number; concurrency?: number } = {}): Promise<Load> {
   const prefix = String(++prefixCounter);
-  const args = { url, secret: SECRET, rate: opts.rate ?? rate, count, prefix, bot: BOT_USER, share: mentionShare, concurrency: opts.concurrency ?? 0 };
+  const args = {
+    url,
+    secret: SECRET,
+    rate: opts.rate ?? rate,
+    count,
+    prefix,
+    bot: BOT_USER,
+    share: mentionShare,
+    concurrency: opts.concurrency ?? 0,
+  };
   const result = await child<{ latencies: number[]; failures: number }>(['-e', GENERATOR, JSON.stringify(args)]).ready;
   // As the generator names them: every event a top-level mention (share 1), 20 channels.
-  const threads = Array.from({ length: count }, (_, i) => ({ channel: `C0BENCH${i % 20}`, ts: `${prefix}.${String(i).padStart(6, '0')}` }));
+  const threads = Array.from({ length: count }, (_, i) => ({
+    channel: `C0BENCH${i % 20}`,
+    ts: `${prefix}.${String(i).padStart(6, '0')}`,
+  }));
   return { ...result, threads };
 }
 
@@ -272,12 +305,14 @@ try {
       }
       app.ask({ type: 'report' });
       const report = await app.next();
-      if (report.type !== 'report') throw new Error(`${name}: ${report.type === 'failed' ? report.message : report.type}`);
+      if (report.type !== 'report')
+        throw new Error(`${name}: ${report.type === 'failed' ? report.message : report.type}`);
       cpuMs[name] += report.cpuMs;
       loopDelayP99[name].push(report.loopDelayP99Ms);
       samples[name].push(...result.latencies);
       steadyFailures[name] += result.failures;
-      if (name === 'switchboard' && got < perRound) console.warn(`round ${r + 1}: ${got} of ${perRound} turns answered within ${roundTimeoutMs / 1000} s`);
+      if (name === 'switchboard' && got < perRound)
+        console.warn(`round ${r + 1}: ${got} of ${perRound} turns answered within ${roundTimeoutMs / 1000} s`);
     }
   }
 } catch (err) {
@@ -291,7 +326,10 @@ let burstAnswered = 0;
 let burstAnsweredMs = 0;
 for (const name of names) {
   const started = performance.now();
-  bursts[name] = { ...(await load(targets[name], burst, { rate: 0, concurrency })), sentMs: performance.now() - started };
+  bursts[name] = {
+    ...(await load(targets[name], burst, { rate: 0, concurrency })),
+    sentMs: performance.now() - started,
+  };
   if (name === 'switchboard') {
     turnsSent += burst;
     const before = performance.now();
@@ -302,28 +340,61 @@ for (const name of names) {
 const { methods } = await slackStats();
 
 // ── report ─────────────────────────────────────────────────────────────────────────────
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
 const max = (xs: number[]) => xs.reduce((m, x) => Math.max(m, x), -Infinity);
 const f = (x: number, digits = 2) => (Number.isFinite(x) ? x.toFixed(digits) : '-');
 const over = (xs: number[]) => xs.filter((x) => x > 2_500).length;
 const inbox = redisUrl ? `Redis inbox (BullMQ, queue ${queue})` : 'in-memory inbox';
-console.log(`\nSlack ack latency: Switchboard (${inbox}) vs bare Bolt, loopback, scripted LLM ${llmMs} ms, ${burst ? `burst ${burst} at ≤${concurrency} in flight` : 'no burst'}`);
-console.log(`processes at default priority (Switchboard ${apps.switchboard.priority}, bare Bolt ${apps.bare.priority}); ${rounds} interleaved rounds of ${perRound} events at ${rate}/s per app`);
-const rows: string[][] = [['phase', 'app', 'events', 'failed', 'p50 ms', 'p99 ms', 'max ms', '>2.5 s', 'answered', 'CPU/event', 'loop p99']];
+console.log(
+  `\nSlack ack latency: Switchboard (${inbox}) vs bare Bolt, loopback, scripted LLM ${llmMs} ms, ${burst ? `burst ${burst} at ≤${concurrency} in flight` : 'no burst'}`,
+);
+console.log(
+  `processes at default priority (Switchboard ${apps.switchboard.priority}, bare Bolt ${apps.bare.priority}); ${rounds} interleaved rounds of ${perRound} events at ${rate}/s per app`,
+);
+const rows: string[][] = [
+  ['phase', 'app', 'events', 'failed', 'p50 ms', 'p99 ms', 'max ms', '>2.5 s', 'answered', 'CPU/event', 'loop p99'],
+];
 for (const name of names) {
   const xs = samples[name];
-  rows.push([`${rate}/s`, label[name], String(xs.length), String(steadyFailures[name]), f(pct(xs, 50)), f(pct(xs, 99)), f(max(xs)), String(over(xs)), name === 'switchboard' ? `${steadyAnswered} of ${steadyTurns}` : '-', `${f(cpuMs[name] / xs.length)} ms`, `${f(max(loopDelayP99[name]), 1)} ms`]);
+  rows.push([
+    `${rate}/s`,
+    label[name],
+    String(xs.length),
+    String(steadyFailures[name]),
+    f(pct(xs, 50)),
+    f(pct(xs, 99)),
+    f(max(xs)),
+    String(over(xs)),
+    name === 'switchboard' ? `${steadyAnswered} of ${steadyTurns}` : '-',
+    `${f(cpuMs[name] / xs.length)} ms`,
+    `${f(max(loopDelayP99[name]), 1)} ms`,
+  ]);
 }
 for (const name of names) {
   const xs = bursts[name].latencies;
-  rows.push([`burst`, label[name], String(xs.length), String(bursts[name].failures), f(pct(xs, 50)), f(pct(xs, 99)), f(max(xs)), String(over(xs)), name === 'switchboard' ? `${burstAnswered} of ${burst}` : '-', '', '']);
+  rows.push([
+    `burst`,
+    label[name],
+    String(xs.length),
+    String(bursts[name].failures),
+    f(pct(xs, 50)),
+    f(pct(xs, 99)),
+    f(max(xs)),
+    String(over(xs)),
+    name === 'switchboard' ? `${burstAnswered} of ${burst}` : '-',
+    '',
+    '',
+  ]);
 }
 const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => row[c]!.length)));
 for (const [i, row] of rows.entries()) {
   console.log(row.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '));
   if (i === 0) console.log(widths.map((w) => '─'.repeat(w)).join('  '));
 }
-console.log('CPU/event: the app process\'s CPU time over its rounds (turns included) per event; loop p99: its event-loop delay p99, worst round.');
+console.log(
+  "CPU/event: the app process's CPU time over its rounds (turns included) per event; loop p99: its event-loop delay p99, worst round.",
+);
 const ours = pct(samples.switchboard, 99);
 const bare = pct(samples.bare, 99);
 const diff = ours - bare;
@@ -333,16 +404,27 @@ console.log(
   `burst: sent and acked in ${f(bursts.switchboard.sentMs / 1000, 1)} s (bare Bolt ${f(bursts.bare.sentMs / 1000, 1)} s); ` +
     `${burstAnswered} of ${burst} answered ${f(burstAnsweredMs / 1000, 1)} s after the last ack`,
 );
-const perTurn = Object.entries({ ...methods, 'conversations.replies': (methods['conversations.replies'] ?? 0) - checkCalls })
+const perTurn = Object.entries({
+  ...methods,
+  'conversations.replies': (methods['conversations.replies'] ?? 0) - checkCalls,
+})
   .filter(([m, n]) => m !== 'auth.test' && n > 0)
   .map(([m, n]) => `${m} ${f(n / Math.max(1, turnsSent))}`);
 console.log(`Slack calls per turn (${turnsSent} turns, warm-up included): ${perTurn.join(', ')}`);
 console.log('');
 const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
-console.log(`p99 ack at ${rate}/s: ours ${f(ours)} ms, bare ${f(bare)} ms, diff ${diff >= 0 ? '+' : ''}${f(diff)} ms (target ≤ +5 ms) ${verdict(diff <= 5)}`);
+console.log(
+  `p99 ack at ${rate}/s: ours ${f(ours)} ms, bare ${f(bare)} ms, diff ${diff >= 0 ? '+' : ''}${f(diff)} ms (target ≤ +5 ms) ${verdict(diff <= 5)}`,
+);
 console.log(`burst: max ack ${f(burstMax, 1)} ms, over 2.5 s: ${burstOver} (target 0) ${verdict(burstOver === 0)}`);
-console.log(`answered ${steadyAnswered + burstAnswered} of ${steadyTurns + burst} (steady ${steadyAnswered} of ${steadyTurns}, burst ${burstAnswered} of ${burst}); failed requests: ${steadyFailures.switchboard + bursts.switchboard.failures} ours, ${steadyFailures.bare + bursts.bare.failures} bare`);
-const broken = steadyAnswered < steadyTurns || burstAnswered < burst || Object.values(steadyFailures).some(Boolean) || names.some((n) => bursts[n].failures);
+console.log(
+  `answered ${steadyAnswered + burstAnswered} of ${steadyTurns + burst} (steady ${steadyAnswered} of ${steadyTurns}, burst ${burstAnswered} of ${burst}); failed requests: ${steadyFailures.switchboard + bursts.switchboard.failures} ours, ${steadyFailures.bare + bursts.bare.failures} bare`,
+);
+const broken =
+  steadyAnswered < steadyTurns ||
+  burstAnswered < burst ||
+  Object.values(steadyFailures).some(Boolean) ||
+  names.some((n) => bursts[n].failures);
 
 await shutdown();
 process.exit(broken ? 1 : 0);
@@ -350,7 +432,11 @@ process.exit(broken ? 1 : 0);
 /** Stops both apps and the fake; with Redis, deletes this run's queue (BullMQ keeps finished jobs' hashes without a TTL). */
 async function shutdown(): Promise<void> {
   for (const app of Object.values(apps)) if (app.proc.exitCode === null) app.ask({ type: 'stop' });
-  await Promise.all(Object.values(apps).map((app) => new Promise((resolve) => (app.proc.exitCode !== null ? resolve(null) : app.proc.once('exit', resolve)))));
+  await Promise.all(
+    Object.values(apps).map(
+      (app) => new Promise((resolve) => (app.proc.exitCode !== null ? resolve(null) : app.proc.once('exit', resolve))),
+    ),
+  );
   fake.kill();
   if (!redisUrl) return;
   const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
@@ -358,10 +444,13 @@ async function shutdown(): Promise<void> {
     await redis.connect();
     const { prefix } = DEFAULT_REDIS_INBOX;
     for (const match of [`${prefix}:${queue}:*`, `${prefix}:inbox:${queue}:*`]) {
-      for await (const keys of redis.scanStream({ match, count: 1_000 }) as AsyncIterable<string[]>) if (keys.length) await redis.unlink(...keys);
+      for await (const keys of redis.scanStream({ match, count: 1_000 }) as AsyncIterable<string[]>)
+        if (keys.length) await redis.unlink(...keys);
     }
   } catch (err) {
-    console.warn(`could not delete the Redis keys of queue ${queue}: ${err instanceof Error ? err.message : String(err)}`);
+    console.warn(
+      `could not delete the Redis keys of queue ${queue}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   } finally {
     redis.disconnect();
   }

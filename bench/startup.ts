@@ -14,7 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values: flags } = parseArgs({ options: { runs: { type: 'string', default: '3' }, src: { type: 'boolean', default: false } } });
+const { values: flags } = parseArgs({
+  options: { runs: { type: 'string', default: '3' }, src: { type: 'boolean', default: false } },
+});
 const RUNS = Number(flags.runs);
 const SRC = flags.src;
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`--runs must be a whole number of runs, not "${flags.runs}"`);
@@ -31,13 +33,26 @@ async function start(dir: string): Promise<number> {
   const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, SRC ? ['--import', 'tsx', 'src/main.ts'] : ['dist/main.js'], {
-    env: { ...process.env, OPENAI_API_KEY: 'sk-startup', PGLITE_DIR: dir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_URL: '', SUPABASE_URL: '', REDIS_URL: '' },
+    env: {
+      ...process.env,
+      OPENAI_API_KEY: 'sk-startup',
+      PGLITE_DIR: dir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: '',
+      SUPABASE_URL: '',
+      REDIS_URL: '',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-      const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) return performance.now() - started;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -59,6 +74,8 @@ for (let i = 0; i < RUNS; i++) {
   }
 }
 const fmt = (xs: number[]) => xs.map((x) => (x / 1000).toFixed(2)).join(', ');
-console.log(`start-up on the embedded database (${SRC ? 'src/ through tsx' : 'dist/'}, node ${process.version}), until /readyz is 200`);
+console.log(
+  `start-up on the embedded database (${SRC ? 'src/ through tsx' : 'dist/'}, node ${process.version}), until /readyz is 200`,
+);
 console.log(`first start (migrate + demo seed): ${fmt(first)} s`);
 console.log(`later start:                       ${fmt(later)} s`);

@@ -34,14 +34,23 @@ async function firstTurnFigures(): Promise<string[]> {
   const sb = await createSwitchboard(config, silentLogger());
   llm.script({ text: 'ok' });
   for await (const _ of sb.agent.handle({
-    platform: 'slack', workspaceId: 'default', channelId: 'C1', threadId: '1', messageId: '1',
-    userId: 'U1', role: 'member' as const, isDirect: false, text: 'What are the offers from recent Cash Back, Premium campaigns?',
+    platform: 'slack',
+    workspaceId: 'default',
+    channelId: 'C1',
+    threadId: '1',
+    messageId: '1',
+    userId: 'U1',
+    role: 'member' as const,
+    isDirect: false,
+    text: 'What are the offers from recent Cash Back, Premium campaigns?',
   })) {
     // drain
   }
   const body = llm.lastRequest('/chat/completions')!.body;
   const messages = body.messages as ChatMessage[];
-  const tools = (body.tools ?? []) as { function: { name: string; description?: string; parameters?: Record<string, unknown> } }[];
+  const tools = (body.tools ?? []) as {
+    function: { name: string; description?: string; parameters?: Record<string, unknown> };
+  }[];
   const messageTokens = countMessageTokens(messages);
   const toolTokens = countTokens(JSON.stringify(tools));
   const rendered = renderedToolTokens(tools.map((t) => t.function));

@@ -41,9 +41,15 @@ export interface SwitchboardOptions {
 }
 
 /** The composition root: config → data → state → tools → agent. Adapters are started by the caller. */
-export async function createSwitchboard(config: Config, log: Logger, opts: SwitchboardOptions = {}): Promise<Switchboard> {
+export async function createSwitchboard(
+  config: Config,
+  log: Logger,
+  opts: SwitchboardOptions = {},
+): Promise<Switchboard> {
   const llm = instrumentLlm(opts.llm ?? createLlmClient(config, log));
-  const data = opts.data ?? (await createDataPort(config, log, { embed: (texts: string[], signal?: AbortSignal) => llm.embed(texts, signal) }));
+  const data =
+    opts.data ??
+    (await createDataPort(config, log, { embed: (texts: string[], signal?: AbortSignal) => llm.embed(texts, signal) }));
   const kv = await createKv(config, log);
   const store = createThreadStore(kv, { ttlMs: config.THREAD_TTL_DAYS * 86_400_000, log });
   const lock = createThreadLock(kv, { log, leaseMs: config.INBOX_LEASE_MS });
@@ -51,20 +57,28 @@ export async function createSwitchboard(config: Config, log: Logger, opts: Switc
   const limits = await rateLimitsFromConfig(config, log);
   const toolSet = opts.tools ? { tools: opts.tools, extensions: [] } : createToolSet(config);
   const registry = createToolRegistry(toolSet.tools, schemaDialect(config));
-  const agent = instrumentAgent(createAgent({
-    config,
-    llm,
-    registry,
-    data,
-    store,
-    lock,
-    log,
-    now: opts.now,
-    extensions: [...toolSet.extensions, ...(opts.extensions ?? [])],
-    rateLimits: limits.limits,
-  }), { data, config });
+  const agent = instrumentAgent(
+    createAgent({
+      config,
+      llm,
+      registry,
+      data,
+      store,
+      lock,
+      log,
+      now: opts.now,
+      extensions: [...toolSet.extensions, ...(opts.extensions ?? [])],
+      rateLimits: limits.limits,
+    }),
+    { data, config },
+  );
   log.info(
-    { data: data.kind, vectors: data.vectorsAvailable, state: config.REDIS_URL ? 'redis' : 'memory', tools: registry.tools.map((t) => t.name) },
+    {
+      data: data.kind,
+      vectors: data.vectorsAvailable,
+      state: config.REDIS_URL ? 'redis' : 'memory',
+      tools: registry.tools.map((t) => t.name),
+    },
     'switchboard ready',
   );
   return {

@@ -34,7 +34,13 @@ const optionalPositiveInt = z
   .trim()
   .optional()
   .transform((v) => (v === undefined || v === '' ? undefined : Number(v)))
-  .pipe(z.number({ error: 'expected a whole number' }).int('expected a whole number').positive('must be greater than 0').optional());
+  .pipe(
+    z
+      .number({ error: 'expected a whole number' })
+      .int('expected a whole number')
+      .positive('must be greater than 0')
+      .optional(),
+  );
 const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
   .optional()
@@ -110,7 +116,11 @@ export const configSchema = z
     /** Redis: a dead replica's turns (and thread locks) are taken over after this long. */
     INBOX_LEASE_MS: int(6_000, 1_000, 600_000),
     /** The inbox's queue name on Redis (separate deployments sharing one Redis use different names). */
-    INBOX_QUEUE: z.string().trim().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _ only').default('turns'),
+    INBOX_QUEUE: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _ only')
+      .default('turns'),
     /** On SIGTERM: how long running turns may finish before they are handed back. */
     SHUTDOWN_DRAIN_MS: int(10_000, 0, 600_000),
     // State
@@ -164,7 +174,10 @@ export const configSchema = z
       .transform((v, ctx) => {
         if (!v?.trim()) return undefined;
         const ids = new Set<number>();
-        for (const part of v.split(',').map((p) => p.trim()).filter(Boolean)) {
+        for (const part of v
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean)) {
           const m = /^(\d+)(?:-(\d+))?$/.exec(part);
           if (!m || (m[2] !== undefined && Number(m[2]) < Number(m[1]))) {
             ctx.addIssue({ code: 'custom', message: `"${part}" is not a shard id or range (e.g. 0,1 or 0-3)` });
@@ -175,12 +188,19 @@ export const configSchema = z
         return [...ids].sort((a, b) => a - b);
       }),
     /** The application's public key (Developer Portal → General Information): enables the HTTP interactions endpoint. */
-    DISCORD_PUBLIC_KEY: hex32('is the application’s public key: 64 hexadecimal characters (Developer Portal → General Information)'),
+    DISCORD_PUBLIC_KEY: hex32(
+      'is the application’s public key: 64 hexadecimal characters (Developer Portal → General Information)',
+    ),
     /** Comma-separated role ids: users with none of them are guests for the tool limits (unset: everyone is a member). */
     DISCORD_MEMBER_ROLES: z
       .string()
       .optional()
-      .transform((v) => v?.split(',').map((id) => id.trim()).filter(Boolean))
+      .transform((v) =>
+        v
+          ?.split(',')
+          .map((id) => id.trim())
+          .filter(Boolean),
+      )
       .pipe(z.array(z.string().regex(/^\d{15,22}$/, 'role ids are Discord snowflakes (digits)')).optional()),
     // Logs
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -202,38 +222,82 @@ export const configSchema = z
     }
     const oauth = Boolean(c.SLACK_CLIENT_ID || c.SLACK_CLIENT_SECRET || c.SLACK_STATE_SECRET);
     if ((c.SLACK_SIGNING_SECRET || c.SLACK_APP_TOKEN) && !c.SLACK_BOT_TOKEN && !oauth) {
-      ctx.addIssue({ code: 'custom', path: ['SLACK_BOT_TOKEN'], message: 'is required when Slack is configured (xoxb-…), unless the app is installed through OAuth (SLACK_CLIENT_ID…)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SLACK_BOT_TOKEN'],
+        message:
+          'is required when Slack is configured (xoxb-…), unless the app is installed through OAuth (SLACK_CLIENT_ID…)',
+      });
     }
     if (oauth) {
-      for (const name of ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET', 'SLACK_TOKEN_ENCRYPTION_KEY'] as const) {
-        if (!c[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required for Slack OAuth (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET and SLACK_TOKEN_ENCRYPTION_KEY go together)' });
+      for (const name of [
+        'SLACK_CLIENT_ID',
+        'SLACK_CLIENT_SECRET',
+        'SLACK_STATE_SECRET',
+        'SLACK_TOKEN_ENCRYPTION_KEY',
+      ] as const) {
+        if (!c[name])
+          ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message:
+              'is required for Slack OAuth (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET and SLACK_TOKEN_ENCRYPTION_KEY go together)',
+          });
       }
       if (c.SLACK_BOT_TOKEN) {
-        ctx.addIssue({ code: 'custom', path: ['SLACK_BOT_TOKEN'], message: 'is for one workspace; with SLACK_CLIENT_ID every workspace installs through /slack/install. Unset one of them' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['SLACK_BOT_TOKEN'],
+          message:
+            'is for one workspace; with SLACK_CLIENT_ID every workspace installs through /slack/install. Unset one of them',
+        });
       }
       if (!c.SLACK_SIGNING_SECRET && !c.SLACK_APP_TOKEN) {
-        ctx.addIssue({ code: 'custom', path: ['SLACK_SIGNING_SECRET'], message: 'Slack OAuth is configured but events cannot arrive: set SLACK_SIGNING_SECRET (HTTP events) or SLACK_APP_TOKEN (Socket Mode)' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['SLACK_SIGNING_SECRET'],
+          message:
+            'Slack OAuth is configured but events cannot arrive: set SLACK_SIGNING_SECRET (HTTP events) or SLACK_APP_TOKEN (Socket Mode)',
+        });
       }
     }
     if (c.SLACK_BOT_TOKEN && !c.SLACK_SIGNING_SECRET && !c.SLACK_APP_TOKEN) {
       ctx.addIssue({
         code: 'custom',
         path: ['SLACK_APP_TOKEN'],
-        message: 'SLACK_BOT_TOKEN is set but neither SLACK_APP_TOKEN (Socket Mode) nor SLACK_SIGNING_SECRET (HTTP events) is; set one',
+        message:
+          'SLACK_BOT_TOKEN is set but neither SLACK_APP_TOKEN (Socket Mode) nor SLACK_SIGNING_SECRET (HTTP events) is; set one',
       });
     }
     if (c.DISCORD_SHARD_IDS && c.DISCORD_SHARD_COUNT === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['DISCORD_SHARD_COUNT'], message: 'is required with DISCORD_SHARD_IDS (the total number of shards across replicas, or auto)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DISCORD_SHARD_COUNT'],
+        message: 'is required with DISCORD_SHARD_IDS (the total number of shards across replicas, or auto)',
+      });
     }
     if (c.DISCORD_SHARD_IDS && typeof c.DISCORD_SHARD_COUNT === 'number') {
       const outside = c.DISCORD_SHARD_IDS.filter((id) => id >= (c.DISCORD_SHARD_COUNT as number));
-      if (outside.length > 0) ctx.addIssue({ code: 'custom', path: ['DISCORD_SHARD_IDS'], message: `${outside.join(', ')} ${outside.length > 1 ? 'are' : 'is'} not below DISCORD_SHARD_COUNT (${c.DISCORD_SHARD_COUNT}); shard ids run from 0` });
+      if (outside.length > 0)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['DISCORD_SHARD_IDS'],
+          message: `${outside.join(', ')} ${outside.length > 1 ? 'are' : 'is'} not below DISCORD_SHARD_COUNT (${c.DISCORD_SHARD_COUNT}); shard ids run from 0`,
+        });
     }
     if ((c.DISCORD_SHARD_COUNT !== undefined || c.DISCORD_SHARD_IDS) && !c.DISCORD_TOKEN) {
-      ctx.addIssue({ code: 'custom', path: ['DISCORD_SHARD_COUNT'], message: 'shards are gateway connections: set DISCORD_TOKEN too, or unset the DISCORD_SHARD_* settings' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DISCORD_SHARD_COUNT'],
+        message: 'shards are gateway connections: set DISCORD_TOKEN too, or unset the DISCORD_SHARD_* settings',
+      });
     }
     if (c.DISCORD_PUBLIC_KEY && !c.DISCORD_APPLICATION_ID) {
-      ctx.addIssue({ code: 'custom', path: ['DISCORD_APPLICATION_ID'], message: 'is required when DISCORD_PUBLIC_KEY is set (Developer Portal → General Information)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DISCORD_APPLICATION_ID'],
+        message: 'is required when DISCORD_PUBLIC_KEY is set (Developer Portal → General Information)',
+      });
     }
     if (c.DISCORD_TOKEN && !c.DISCORD_APPLICATION_ID) {
       ctx.addIssue({
@@ -287,7 +351,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 export function exitOnConfigError(err: unknown): never {
   if (err instanceof ConfigError) {
     console.error(err.message);
-    console.error('See .env.example and the README\'s configuration table.');
+    console.error("See .env.example and the README's configuration table.");
     process.exit(2);
   }
   throw err;

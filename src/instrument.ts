@@ -13,7 +13,10 @@ import { InboxUnavailableError, type Inbox } from './turns/index.js';
  */
 
 /** Turns, their duration, tokens by tenant and tool calls, read off the events a turn streams. */
-export function instrumentAgent(agent: Agent, deps: { data: DataPort; config: Pick<Config, 'TENANT_MODE' | 'OPENAI_MODEL'> }): Agent {
+export function instrumentAgent(
+  agent: Agent,
+  deps: { data: DataPort; config: Pick<Config, 'TENANT_MODE' | 'OPENAI_MODEL'> },
+): Agent {
   const tenantLabel = async (platform: string, workspaceId: string, orgId?: string): Promise<string> => {
     try {
       const t = await tenantFor(deps.data, deps.config.TENANT_MODE, platform, workspaceId, orgId);
@@ -31,8 +34,14 @@ export function instrumentAgent(agent: Agent, deps: { data: DataPort; config: Pi
           if (event.type === 'done') {
             outcome = 'ok';
             const tenant = await tenantLabel(message.platform, message.workspaceId, message.orgId);
-            metrics.llmTokens.inc({ kind: 'prompt', model: deps.config.OPENAI_MODEL, tenant }, event.usage.promptTokens);
-            metrics.llmTokens.inc({ kind: 'completion', model: deps.config.OPENAI_MODEL, tenant }, event.usage.completionTokens);
+            metrics.llmTokens.inc(
+              { kind: 'prompt', model: deps.config.OPENAI_MODEL, tenant },
+              event.usage.promptTokens,
+            );
+            metrics.llmTokens.inc(
+              { kind: 'completion', model: deps.config.OPENAI_MODEL, tenant },
+              event.usage.completionTokens,
+            );
             for (const flag of event.flags ?? []) metrics.turnFlags.inc({ platform: message.platform, flag });
             for (const call of event.toolCalls) {
               metrics.toolCalls.inc({ tool: call.tool, outcome: call.ok ? 'ok' : (call.error?.code ?? 'error') });
@@ -84,7 +93,10 @@ export function instrumentInbox(inbox: Inbox): Inbox {
         metrics.events.inc({ platform: entry.platform, result });
         return result;
       } catch (err) {
-        metrics.events.inc({ platform: entry.platform, result: err instanceof InboxUnavailableError ? 'unavailable' : 'error' });
+        metrics.events.inc({
+          platform: entry.platform,
+          result: err instanceof InboxUnavailableError ? 'unavailable' : 'error',
+        });
         throw err;
       }
     },

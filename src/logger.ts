@@ -41,7 +41,10 @@ function prettyStream(): pino.DestinationStream {
  * JSON lines (for log collectors); on an interactive terminal with no destination given,
  * pino-pretty's readable lines instead.
  */
-export function createLogger(level = 'info', destination: pino.DestinationStream | undefined = process.stdout.isTTY ? prettyStream() : undefined): Logger {
+export function createLogger(
+  level = 'info',
+  destination: pino.DestinationStream | undefined = process.stdout.isTTY ? prettyStream() : undefined,
+): Logger {
   return pino(
     {
       level,

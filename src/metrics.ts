@@ -21,14 +21,57 @@ const TURN_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120];
 const FAST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export const metrics = {
-  turns: new Counter({ name: 'switchboard_turns_total', help: 'Turns finished, by platform and outcome (ok or the error code).', labelNames: ['platform', 'outcome'], registers: [registry] }),
-  turnDuration: new Histogram({ name: 'switchboard_turn_duration_seconds', help: 'Turn duration, from the core taking the message to its last event.', labelNames: ['platform'], buckets: TURN_BUCKETS, registers: [registry] }),
-  llmRequests: new Counter({ name: 'switchboard_llm_requests_total', help: 'Chat completion requests, by model and outcome (ok or the failure kind).', labelNames: ['model', 'outcome'], registers: [registry] }),
-  llmDuration: new Histogram({ name: 'switchboard_llm_duration_seconds', help: 'Chat completion duration (whole stream).', labelNames: ['model'], buckets: TURN_BUCKETS, registers: [registry] }),
-  llmTokens: new Counter({ name: 'switchboard_llm_tokens_total', help: 'Tokens the LLM reported, by kind (prompt or completion), model and tenant.', labelNames: ['kind', 'model', 'tenant'], registers: [registry] }),
-  toolCalls: new Counter({ name: 'switchboard_tool_calls_total', help: 'Tool calls, by tool and outcome (ok or the error code: rate_limited, tool_timeout, validation_failed…).', labelNames: ['tool', 'outcome'], registers: [registry] }),
-  turnFlags: new Counter({ name: 'switchboard_turn_flags_total', help: 'Turns answered with a flag (prompt_injection: the message was fenced as untrusted), by platform.', labelNames: ['platform', 'flag'], registers: [registry] }),
-  toolDuration: new Histogram({ name: 'switchboard_tool_duration_seconds', help: 'Tool call duration.', labelNames: ['tool'], buckets: FAST_BUCKETS, registers: [registry] }),
+  turns: new Counter({
+    name: 'switchboard_turns_total',
+    help: 'Turns finished, by platform and outcome (ok or the error code).',
+    labelNames: ['platform', 'outcome'],
+    registers: [registry],
+  }),
+  turnDuration: new Histogram({
+    name: 'switchboard_turn_duration_seconds',
+    help: 'Turn duration, from the core taking the message to its last event.',
+    labelNames: ['platform'],
+    buckets: TURN_BUCKETS,
+    registers: [registry],
+  }),
+  llmRequests: new Counter({
+    name: 'switchboard_llm_requests_total',
+    help: 'Chat completion requests, by model and outcome (ok or the failure kind).',
+    labelNames: ['model', 'outcome'],
+    registers: [registry],
+  }),
+  llmDuration: new Histogram({
+    name: 'switchboard_llm_duration_seconds',
+    help: 'Chat completion duration (whole stream).',
+    labelNames: ['model'],
+    buckets: TURN_BUCKETS,
+    registers: [registry],
+  }),
+  llmTokens: new Counter({
+    name: 'switchboard_llm_tokens_total',
+    help: 'Tokens the LLM reported, by kind (prompt or completion), model and tenant.',
+    labelNames: ['kind', 'model', 'tenant'],
+    registers: [registry],
+  }),
+  toolCalls: new Counter({
+    name: 'switchboard_tool_calls_total',
+    help: 'Tool calls, by tool and outcome (ok or the error code: rate_limited, tool_timeout, validation_failed…).',
+    labelNames: ['tool', 'outcome'],
+    registers: [registry],
+  }),
+  turnFlags: new Counter({
+    name: 'switchboard_turn_flags_total',
+    help: 'Turns answered with a flag (prompt_injection: the message was fenced as untrusted), by platform.',
+    labelNames: ['platform', 'flag'],
+    registers: [registry],
+  }),
+  toolDuration: new Histogram({
+    name: 'switchboard_tool_duration_seconds',
+    help: 'Tool call duration.',
+    labelNames: ['tool'],
+    buckets: FAST_BUCKETS,
+    registers: [registry],
+  }),
   businessLookups: new Counter({
     name: 'switchboard_business_lookups_total',
     help: 'Business data reads by tool and result: hit (thread cache), load (database), fallback (failed or timed out; the user got the fallback message).',
@@ -41,10 +84,27 @@ export const metrics = {
     labelNames: ['platform', 'result'],
     registers: [registry],
   }),
-  acks: new Counter({ name: 'switchboard_acks_total', help: 'Acknowledgements sent to the platform, by platform and HTTP status where there is one.', labelNames: ['platform', 'status'], registers: [registry] }),
-  inboxPending: new Gauge({ name: 'switchboard_inbox_pending', help: 'Inbox entries not yet answered (waiting and running; every replica with Redis).', registers: [registry] }),
-  inboxRunning: new Gauge({ name: 'switchboard_inbox_running', help: 'Inbox entries being answered now.', registers: [registry] }),
-  inboxOldestAge: new Gauge({ name: 'switchboard_inbox_oldest_age_seconds', help: 'Age of the oldest entry not yet answered; 0 when none.', registers: [registry] }),
+  acks: new Counter({
+    name: 'switchboard_acks_total',
+    help: 'Acknowledgements sent to the platform, by platform and HTTP status where there is one.',
+    labelNames: ['platform', 'status'],
+    registers: [registry],
+  }),
+  inboxPending: new Gauge({
+    name: 'switchboard_inbox_pending',
+    help: 'Inbox entries not yet answered (waiting and running; every replica with Redis).',
+    registers: [registry],
+  }),
+  inboxRunning: new Gauge({
+    name: 'switchboard_inbox_running',
+    help: 'Inbox entries being answered now.',
+    registers: [registry],
+  }),
+  inboxOldestAge: new Gauge({
+    name: 'switchboard_inbox_oldest_age_seconds',
+    help: 'Age of the oldest entry not yet answered; 0 when none.',
+    registers: [registry],
+  }),
 };
 
 /** Seconds since `start` (a performance.now() reading). */

@@ -35,7 +35,12 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     health: () => ({ data: sb.data.kind, inbox: sb.inbox.kind, adapters: adapters.map((a) => a.name) }),
   });
   mountOps(app, { data: sb.data, kv: sb.kv, inbox: sb.inbox, adapters, log });
-  const http = await startHttpServer(app, config.PORT, config.HOST, adapters.flatMap((a) => a.routes ?? []));
+  const http = await startHttpServer(
+    app,
+    config.PORT,
+    config.HOST,
+    adapters.flatMap((a) => a.routes ?? []),
+  );
   try {
     for (const adapter of adapters) await adapter.start();
     await sb.inbox.start();
@@ -45,7 +50,10 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     await sb.close();
     throw err;
   }
-  log.info({ url: http.url, adapters: adapters.map((a) => a.name), inbox: sb.inbox.kind }, `Switchboard listening on ${http.url}`);
+  log.info(
+    { url: http.url, adapters: adapters.map((a) => a.name), inbox: sb.inbox.kind },
+    `Switchboard listening on ${http.url}`,
+  );
   return {
     url: http.url,
     sb,

@@ -8,7 +8,13 @@ import { createHttpApp } from '../src/adapters/http/app.js';
 import type { AdminDataPort } from '../src/data/index.js';
 import { businessRow } from '../src/data/rows.js';
 import { createBusinessTools } from '../src/tools/business/index.js';
-import { noticeWithoutPostgres, openPgliteTestPort, openPostgresTestPort, TEST_DATABASE_URL, testConfig } from './helpers/db.js';
+import {
+  noticeWithoutPostgres,
+  openPgliteTestPort,
+  openPostgresTestPort,
+  TEST_DATABASE_URL,
+  testConfig,
+} from './helpers/db.js';
 import { collect, message, startHarness, type Harness } from './helpers/harness.js';
 import { addTenant, toolResults } from './tools/business/fixtures.js';
 
@@ -48,7 +54,8 @@ function defineAdminTests(label: string, open: () => Promise<{ port: AdminDataPo
     });
     beforeEach(() => h.llm.reset());
 
-    const app = (adminToken: string | null = TOKEN) => createHttpApp({ agent: h.sb.agent, log: h.sb.log, data: port, ...(adminToken ? { adminToken } : {}) });
+    const app = (adminToken: string | null = TOKEN) =>
+      createHttpApp({ agent: h.sb.agent, log: h.sb.log, data: port, ...(adminToken ? { adminToken } : {}) });
     const call = (method: string, path: string, body?: unknown, token: string | null = TOKEN, a = app()) =>
       a.request(path, {
         method,
@@ -59,37 +66,91 @@ function defineAdminTests(label: string, open: () => Promise<{ port: AdminDataPo
 
     describe('admin API auth', () => {
       it('is off without ADMIN_TOKEN, and refuses a missing or wrong token (API_TOKEN does not open it)', async () => {
-        expect(await json(await call('GET', `/tts_admin/policies/${businessId}`, undefined, TOKEN, app(null)))).toEqual({
-          status: 404,
-          body: { status: 'error', error: { code: 'admin_disabled', message: 'The admin API is off: set ADMIN_TOKEN to enable it.' } },
-        });
+        expect(await json(await call('GET', `/tts_admin/policies/${businessId}`, undefined, TOKEN, app(null)))).toEqual(
+          {
+            status: 404,
+            body: {
+              status: 'error',
+              error: { code: 'admin_disabled', message: 'The admin API is off: set ADMIN_TOKEN to enable it.' },
+            },
+          },
+        );
         expect((await call('GET', `/tts_admin/policies/${businessId}`, undefined, null)).status).toBe(401);
         expect((await call('GET', `/tts_admin/faqs/${businessId}`, undefined, 'wrong')).status).toBe(401);
-        const withApiToken = createHttpApp({ agent: h.sb.agent, log: h.sb.log, data: port, adminToken: TOKEN, apiToken: 'api-token' });
-        expect((await call('GET', `/tts_admin/policies/${businessId}`, undefined, 'api-token', withApiToken)).status).toBe(401);
+        const withApiToken = createHttpApp({
+          agent: h.sb.agent,
+          log: h.sb.log,
+          data: port,
+          adminToken: TOKEN,
+          apiToken: 'api-token',
+        });
+        expect(
+          (await call('GET', `/tts_admin/policies/${businessId}`, undefined, 'api-token', withApiToken)).status,
+        ).toBe(401);
         expect(h.logs.text()).not.toContain(TOKEN);
       });
     });
 
     describe('policies', () => {
       it('create, list by topic, update, delete, with the seed’s replies; the bot answers from it', async () => {
-        const created = await json(await call('POST', `/tts_admin/policies/${businessId}`, { topic: 'gift vouchers', content: 'Gift vouchers are valid for 12 months.' }));
-        expect(created).toMatchObject({ status: 201, body: { status: 'ok', policy: { business_id: businessId, topic: 'gift vouchers', title: 'Gift Vouchers', content: 'Gift vouchers are valid for 12 months.' } } });
+        const created = await json(
+          await call('POST', `/tts_admin/policies/${businessId}`, {
+            topic: 'gift vouchers',
+            content: 'Gift vouchers are valid for 12 months.',
+          }),
+        );
+        expect(created).toMatchObject({
+          status: 201,
+          body: {
+            status: 'ok',
+            policy: {
+              business_id: businessId,
+              topic: 'gift vouchers',
+              title: 'Gift Vouchers',
+              content: 'Gift vouchers are valid for 12 months.',
+            },
+          },
+        });
         const id = created.body.policy.id as string;
 
         const listed = await json(await call('GET', `/tts_admin/policies/${businessId}?topic=Gift-Vouchers`));
-        expect(listed.body).toEqual({ status: 'ok', policies: [expect.objectContaining({ id, topic: 'gift vouchers' })] });
-        expect((await json(await call('GET', `/tts_admin/policies/${businessId}`))).body.policies.length).toBeGreaterThan(1);
+        expect(listed.body).toEqual({
+          status: 'ok',
+          policies: [expect.objectContaining({ id, topic: 'gift vouchers' })],
+        });
+        expect(
+          (await json(await call('GET', `/tts_admin/policies/${businessId}`))).body.policies.length,
+        ).toBeGreaterThan(1);
 
         // The bot finds it (a new thread: no cached lookup).
-        h.llm.script({ toolCalls: [{ name: 'get_policies', arguments: { topic: 'gift vouchers' } }] }, { text: 'Twelve months.' });
+        h.llm.script(
+          { toolCalls: [{ name: 'get_policies', arguments: { topic: 'gift vouchers' } }] },
+          { text: 'Twelve months.' },
+        );
         await collect(h.sb.agent.handle(message('How long are gift vouchers valid?', { threadId: 'admin-1' })));
-        expect(toolResults(h.llm.requestsTo('/chat/completions')[1]).at(-1)).toBe('Gift Vouchers [gift vouchers]: Gift vouchers are valid for 12 months.');
+        expect(toolResults(h.llm.requestsTo('/chat/completions')[1]).at(-1)).toBe(
+          'Gift Vouchers [gift vouchers]: Gift vouchers are valid for 12 months.',
+        );
 
-        const updated = await json(await call('PUT', `/tts_admin/policies/${businessId}/${id}`, { content: 'Gift vouchers are valid for 24 months.' }));
-        expect(updated).toMatchObject({ status: 200, body: { status: 'ok', policy: { id, content: 'Gift vouchers are valid for 24 months.', title: 'Gift Vouchers' } } });
-        expect(await json(await call('DELETE', `/tts_admin/policies/${businessId}/${id}`))).toEqual({ status: 200, body: { status: 'ok', deleted: id } });
-        expect((await json(await call('GET', `/tts_admin/policies/${businessId}?topic=gift vouchers`))).body.policies).toEqual([]);
+        const updated = await json(
+          await call('PUT', `/tts_admin/policies/${businessId}/${id}`, {
+            content: 'Gift vouchers are valid for 24 months.',
+          }),
+        );
+        expect(updated).toMatchObject({
+          status: 200,
+          body: {
+            status: 'ok',
+            policy: { id, content: 'Gift vouchers are valid for 24 months.', title: 'Gift Vouchers' },
+          },
+        });
+        expect(await json(await call('DELETE', `/tts_admin/policies/${businessId}/${id}`))).toEqual({
+          status: 200,
+          body: { status: 'ok', deleted: id },
+        });
+        expect(
+          (await json(await call('GET', `/tts_admin/policies/${businessId}?topic=gift vouchers`))).body.policies,
+        ).toEqual([]);
         expect((await call('DELETE', `/tts_admin/policies/${businessId}/${id}`)).status).toBe(404);
       });
 
@@ -97,8 +158,18 @@ function defineAdminTests(label: string, open: () => Promise<{ port: AdminDataPo
         const cases: [string, string, unknown, RegExp][] = [
           ['POST', `/tts_admin/policies/${businessId}`, { topic: 'x' }, /^content: /],
           ['POST', `/tts_admin/policies/${businessId}`, { topic: '', content: 'c' }, /^topic: /],
-          ['POST', `/tts_admin/policies/${businessId}`, { topic: 't', content: 'c', tenant_id: 'someone-else' }, /Unrecognized key/],
-          ['POST', `/tts_admin/policies/${businessId}`, { topic: 't', content: 'c', business_id: otherBusinessId }, /Unrecognized key/],
+          [
+            'POST',
+            `/tts_admin/policies/${businessId}`,
+            { topic: 't', content: 'c', tenant_id: 'someone-else' },
+            /Unrecognized key/,
+          ],
+          [
+            'POST',
+            `/tts_admin/policies/${businessId}`,
+            { topic: 't', content: 'c', business_id: otherBusinessId },
+            /Unrecognized key/,
+          ],
           ['POST', `/tts_admin/policies/${businessId}`, 'not json', /must be a JSON object/],
           ['PUT', `/tts_admin/policies/${businessId}/00000000-0000-4000-8000-000000000000`, {}, /at least one of/],
           ['POST', '/tts_admin/policies/not-a-uuid', { topic: 't', content: 'c' }, /^business_id: expected a UUID/],
@@ -106,31 +177,70 @@ function defineAdminTests(label: string, open: () => Promise<{ port: AdminDataPo
         for (const [method, path, body, problem] of cases) {
           const res = await json(await call(method, path, body));
           expect(res.status, `${method} ${path} ${JSON.stringify(body)}`).toBe(400);
-          expect(res.body).toMatchObject({ status: 'error', error: { code: 'validation_failed', message: expect.stringMatching(problem) } });
+          expect(res.body).toMatchObject({
+            status: 'error',
+            error: { code: 'validation_failed', message: expect.stringMatching(problem) },
+          });
         }
       });
 
       it('keeps businesses apart: an unknown business is 404, another business’s policy id is 404, a duplicate topic 409', async () => {
         expect((await call('GET', '/tts_admin/policies/00000000-0000-4000-8000-000000000000')).status).toBe(404);
-        const [theirs] = (await json(await call('GET', `/tts_admin/policies/${otherBusinessId}`))).body.policies as { id: string }[];
+        const [theirs] = (await json(await call('GET', `/tts_admin/policies/${otherBusinessId}`))).body.policies as {
+          id: string;
+        }[];
         expect(theirs).toBeDefined();
         // Through our business's path, their policy does not exist.
-        expect((await call('PUT', `/tts_admin/policies/${businessId}/${theirs!.id}`, { content: 'hijacked' })).status).toBe(404);
+        expect(
+          (await call('PUT', `/tts_admin/policies/${businessId}/${theirs!.id}`, { content: 'hijacked' })).status,
+        ).toBe(404);
         expect((await call('DELETE', `/tts_admin/policies/${businessId}/${theirs!.id}`)).status).toBe(404);
-        expect((await json(await call('GET', `/tts_admin/policies/${otherBusinessId}`))).body.policies[0].content).not.toBe('hijacked');
-        const dup = await json(await call('POST', `/tts_admin/policies/${businessId}`, { topic: 'cancellation', content: 'again' }));
-        expect(dup).toEqual({ status: 409, body: { status: 'error', error: { code: 'conflict', message: 'this business already has a policy on that topic' } } });
+        expect(
+          (await json(await call('GET', `/tts_admin/policies/${otherBusinessId}`))).body.policies[0].content,
+        ).not.toBe('hijacked');
+        const dup = await json(
+          await call('POST', `/tts_admin/policies/${businessId}`, { topic: 'cancellation', content: 'again' }),
+        );
+        expect(dup).toEqual({
+          status: 409,
+          body: {
+            status: 'error',
+            error: { code: 'conflict', message: 'this business already has a policy on that topic' },
+          },
+        });
       });
     });
 
     describe('FAQs', () => {
       it('create with tags, list by topic, update, delete', async () => {
-        const created = await json(await call('POST', `/tts_admin/faqs/${businessId}`, { topic: 'parking', question: 'Is there parking available?', answer: 'Yes, free street parking after 6pm.', tags: ['parking', 'location'] }));
-        expect(created).toMatchObject({ status: 201, body: { status: 'ok', faq: { topic: 'parking', tags: ['parking', 'location'] } } });
+        const created = await json(
+          await call('POST', `/tts_admin/faqs/${businessId}`, {
+            topic: 'parking',
+            question: 'Is there parking available?',
+            answer: 'Yes, free street parking after 6pm.',
+            tags: ['parking', 'location'],
+          }),
+        );
+        expect(created).toMatchObject({
+          status: 201,
+          body: { status: 'ok', faq: { topic: 'parking', tags: ['parking', 'location'] } },
+        });
         const id = created.body.faq.id as string;
-        expect((await json(await call('GET', `/tts_admin/faqs/${businessId}?topic=parking`))).body.faqs.map((f: { id: string }) => f.id)).toContain(id);
-        expect(await json(await call('PUT', `/tts_admin/faqs/${businessId}/${id}`, { tags: ['parking'] }))).toMatchObject({ status: 200, body: { faq: { id, tags: ['parking'], question: 'Is there parking available?' } } });
-        expect((await json(await call('DELETE', `/tts_admin/faqs/${businessId}/${id}`))).body).toEqual({ status: 'ok', deleted: id });
+        expect(
+          (await json(await call('GET', `/tts_admin/faqs/${businessId}?topic=parking`))).body.faqs.map(
+            (f: { id: string }) => f.id,
+          ),
+        ).toContain(id);
+        expect(
+          await json(await call('PUT', `/tts_admin/faqs/${businessId}/${id}`, { tags: ['parking'] })),
+        ).toMatchObject({
+          status: 200,
+          body: { faq: { id, tags: ['parking'], question: 'Is there parking available?' } },
+        });
+        expect((await json(await call('DELETE', `/tts_admin/faqs/${businessId}/${id}`))).body).toEqual({
+          status: 'ok',
+          deleted: id,
+        });
       });
     });
   });

@@ -4,7 +4,13 @@ import { ConfigError, parseConfig } from '../src/config.js';
 describe('inbox settings', () => {
   it('have production defaults: 16 turns at once, 10 waiting per thread, a 6 s lease, a 10 s drain, queue "turns"', () => {
     const c = parseConfig({});
-    expect([c.INBOX_CONCURRENCY, c.INBOX_THREAD_QUEUE_MAX, c.INBOX_LEASE_MS, c.SHUTDOWN_DRAIN_MS, c.INBOX_QUEUE]).toEqual([16, 10, 6_000, 10_000, 'turns']);
+    expect([
+      c.INBOX_CONCURRENCY,
+      c.INBOX_THREAD_QUEUE_MAX,
+      c.INBOX_LEASE_MS,
+      c.SHUTDOWN_DRAIN_MS,
+      c.INBOX_QUEUE,
+    ]).toEqual([16, 10, 6_000, 10_000, 'turns']);
   });
 
   it('no longer knows TURN_PRIORITY (the ingress thread is gone): an old .env line is ignored, not an error', () => {

@@ -13,9 +13,17 @@ import { freePort } from './helpers/free-port.js';
 // As `npm start` runs it: one process, tsx as a loader (its CLI would add a second process).
 const TSX = [process.execPath, '--import', 'tsx', 'src/main.ts'];
 
-function run(env: Record<string, string>, until?: (out: string) => boolean, timeoutMs = 40_000, withChild?: (child: ChildProcess) => void) {
+function run(
+  env: Record<string, string>,
+  until?: (out: string) => boolean,
+  timeoutMs = 40_000,
+  withChild?: (child: ChildProcess) => void,
+) {
   return new Promise<{ code: number | null; out: string }>((resolve) => {
-    const child = spawn(TSX[0]!, TSX.slice(1), { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, cwd: process.cwd() });
+    const child = spawn(TSX[0]!, TSX.slice(1), {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      cwd: process.cwd(),
+    });
     withChild?.(child);
     let out = '';
     const onData = (d: Buffer) => {
@@ -55,18 +63,29 @@ describe('npm start', () => {
     let listening!: () => void;
     const up = new Promise<void>((r) => (listening = r));
     const exited = run(
-      { OPENAI_API_KEY: 'sk-main-test', OPENAI_BASE_URL: llm.url, PORT: String(port), PGLITE_MEMORY: '1', LOG_LEVEL: 'info' },
+      {
+        OPENAI_API_KEY: 'sk-main-test',
+        OPENAI_BASE_URL: llm.url,
+        PORT: String(port),
+        PGLITE_MEMORY: '1',
+        LOG_LEVEL: 'info',
+      },
       (o) => {
         if (o.includes('Switchboard listening')) listening();
         return false;
       },
       90_000,
-      (child) => void up.then(async () => {
-        health = await (await fetch(`http://127.0.0.1:${port}/healthz`)).json();
-        const res = await fetch(`http://127.0.0.1:${port}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi' }) });
-        chat = await res.json();
-        child.kill('SIGTERM');
-      }),
+      (child) =>
+        void up.then(async () => {
+          health = await (await fetch(`http://127.0.0.1:${port}/healthz`)).json();
+          const res = await fetch(`http://127.0.0.1:${port}/api/chat`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ message: 'hi' }),
+          });
+          chat = await res.json();
+          child.kill('SIGTERM');
+        }),
     );
     const { code, out } = await exited;
     await llm.close();
@@ -88,14 +107,40 @@ describe('npm start', () => {
     const results: Record<string, unknown> = {};
     // What Slack and an API client see once it is up (errors are recorded, so the child is always stopped).
     const talkToIt = async () => {
-      const challenge = await postEvent(`${base}/slack/events`, { type: 'url_verification', challenge: 'c-42', token: 'x' }, { secret });
+      const challenge = await postEvent(
+        `${base}/slack/events`,
+        { type: 'url_verification', challenge: 'c-42', token: 'x' },
+        { secret },
+      );
       results.challenge = await challenge.json();
-      results.forged = (await postEvent(`${base}/slack/events`, { type: 'event_callback' }, { secret: 'wrong' })).status;
+      results.forged = (
+        await postEvent(`${base}/slack/events`, { type: 'event_callback' }, { secret: 'wrong' })
+      ).status;
       const ts = '1900000000.000100';
-      const event = { type: 'app_mention', user: 'U0HUMAN1', ts, event_ts: ts, text: '<@U0MAINBOT> hi', channel: 'C0MAIN', team: 'T0FAKETEAM' };
-      const body = { token: 'x', team_id: 'T0FAKETEAM', api_app_id: 'A0', type: 'event_callback', event_id: 'Ev0MAIN1', event_time: 1, event };
+      const event = {
+        type: 'app_mention',
+        user: 'U0HUMAN1',
+        ts,
+        event_ts: ts,
+        text: '<@U0MAINBOT> hi',
+        channel: 'C0MAIN',
+        team: 'T0FAKETEAM',
+      };
+      const body = {
+        token: 'x',
+        team_id: 'T0FAKETEAM',
+        api_app_id: 'A0',
+        type: 'event_callback',
+        event_id: 'Ev0MAIN1',
+        event_time: 1,
+        event,
+      };
       results.ack = (await postEvent(`${base}/slack/events`, body, { secret })).status;
-      await slack.waitFor(() => slack.threadReplies('C0MAIN', ts).some((m) => m.text === 'Hello over the Events API.'), 'the answer in Slack', 20_000);
+      await slack.waitFor(
+        () => slack.threadReplies('C0MAIN', ts).some((m) => m.text === 'Hello over the Events API.'),
+        'the answer in Slack',
+        20_000,
+      );
       results.reply = slack.threadReplies('C0MAIN', ts).map((m) => m.text);
       results.health = await (await fetch(`${base}/healthz`)).json();
     };
@@ -144,7 +189,14 @@ describe('npm start', () => {
     const blocker = createServer().listen(port, '127.0.0.1');
     await once(blocker, 'listening');
     try {
-      const { code, out } = await run({ OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: 'http://127.0.0.1:1/v1', PORT: String(port), HOST: '127.0.0.1', PGLITE_MEMORY: '1', LOG_LEVEL: 'silent' });
+      const { code, out } = await run({
+        OPENAI_API_KEY: 'sk-x',
+        OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PGLITE_MEMORY: '1',
+        LOG_LEVEL: 'silent',
+      });
       expect(code).toBe(2);
       expect(out).toContain(`PORT: ${port} is already in use on 127.0.0.1`);
       expect(out).not.toMatch(/\n\s+at /);
@@ -154,7 +206,11 @@ describe('npm start', () => {
   }, 60_000);
 
   it('exits 2 naming DATABASE_URL when the database cannot be reached, and PGLITE_DIR when it is locked', async () => {
-    const unreachable = await run({ OPENAI_API_KEY: 'sk-x', DATABASE_URL: 'postgres://nobody:secret-pw@127.0.0.1:1/none', LOG_LEVEL: 'silent' });
+    const unreachable = await run({
+      OPENAI_API_KEY: 'sk-x',
+      DATABASE_URL: 'postgres://nobody:secret-pw@127.0.0.1:1/none',
+      LOG_LEVEL: 'silent',
+    });
     expect(unreachable.code).toBe(2);
     expect(unreachable.out).toMatch(/DATABASE_URL: cannot query the database at 127\.0\.0\.1:1/);
     expect(unreachable.out).not.toContain('secret-pw');

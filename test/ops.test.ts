@@ -10,13 +10,20 @@ import { serve, type Serving } from '../src/serve.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-server.js';
 import { postEvent } from './fakes/slack/signing.js';
 import { startFakeSlack } from './fakes/slack/web-api.js';
-import { createTestDatabase, migratePostgres, TEST_DATABASE_URL, TEST_DIMENSIONS, type TestDatabase } from './helpers/db.js';
+import {
+  createTestDatabase,
+  migratePostgres,
+  TEST_DATABASE_URL,
+  TEST_DIMENSIONS,
+  type TestDatabase,
+} from './helpers/db.js';
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.js';
 import { serveConfig } from './helpers/harness.js';
 import { testTools } from './helpers/test-tools.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
-if (!REDIS_URL || !TEST_DATABASE_URL) console.warn('[ops.test] TEST_DATABASE_URL / TEST_REDIS_URL not set: the readiness outage tests are SKIPPED');
+if (!REDIS_URL || !TEST_DATABASE_URL)
+  console.warn('[ops.test] TEST_DATABASE_URL / TEST_REDIS_URL not set: the readiness outage tests are SKIPPED');
 
 /** The Prometheus text format, as a scraper reads it: `name{labels} value` samples. */
 function parseExposition(text: string): Map<string, number> {
@@ -37,7 +44,11 @@ async function scrape(url: string): Promise<Map<string, number>> {
 }
 
 const chat = (url: string, message: string) =>
-  fetch(`${url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }) });
+  fetch(`${url}/api/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ message }),
+  });
 
 describe('GET /metrics', () => {
   let llm: FakeOpenAI;
@@ -56,7 +67,10 @@ describe('GET /metrics', () => {
     const before = await scrape(app.url);
     const delta = (after: Map<string, number>, key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
     llm.script(
-      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }], usage: { prompt_tokens: 100, completion_tokens: 10 } },
+      {
+        toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }],
+        usage: { prompt_tokens: 100, completion_tokens: 10 },
+      },
       { text: 'Rainy.', usage: { prompt_tokens: 120, completion_tokens: 5 } },
     );
     expect((await chat(app.url, 'weather in Oslo?')).status).toBe(200);
@@ -95,14 +109,34 @@ describe('GET /metrics with Slack over HTTP', () => {
     const llm = await startFakeOpenAI();
     const slack = await startFakeSlack({ botUserId: 'U0OPSBOT' });
     const secret = 'ops-signing-secret';
-    const config = serveConfig(llm.url, { SLACK_BOT_TOKEN: slack.options.botToken, SLACK_SIGNING_SECRET: secret, SLACK_API_URL: slack.url });
+    const config = serveConfig(llm.url, {
+      SLACK_BOT_TOKEN: slack.options.botToken,
+      SLACK_SIGNING_SECRET: secret,
+      SLACK_API_URL: slack.url,
+    });
     const app = await serve(config, silentLogger(), { tools: testTools });
     try {
       llm.script({ text: 'Once.' });
       const before = await scrape(app.url);
       const ts = `${1_960_000_000 + Math.floor(Math.random() * 1e6)}.000100`;
-      const event = { type: 'app_mention', user: 'U0HUMAN1', ts, event_ts: ts, text: '<@U0OPSBOT> hi', channel: 'C0OPS', team: 'T0OPS' };
-      const body = { token: 'x', team_id: 'T0OPS', api_app_id: 'A0', type: 'event_callback', event_id: 'Ev0OPS1', event_time: 1, event };
+      const event = {
+        type: 'app_mention',
+        user: 'U0HUMAN1',
+        ts,
+        event_ts: ts,
+        text: '<@U0OPSBOT> hi',
+        channel: 'C0OPS',
+        team: 'T0OPS',
+      };
+      const body = {
+        token: 'x',
+        team_id: 'T0OPS',
+        api_app_id: 'A0',
+        type: 'event_callback',
+        event_id: 'Ev0OPS1',
+        event_time: 1,
+        event,
+      };
       expect((await postEvent(`${app.url}/slack/events`, body, { secret })).status).toBe(200);
       expect((await postEvent(`${app.url}/slack/events`, body, { secret, retryNum: 1 })).status).toBe(200);
       expect((await postEvent(`${app.url}/slack/events`, body, { secret: 'forged' })).status).toBe(401);
@@ -173,7 +207,10 @@ describe.skipIf(!REDIS_URL || !TEST_DATABASE_URL)('GET /readyz through outages',
     expect(down.body.checks.redis).not.toBe('ok');
     expect(down.body.checks.database).toBe('ok');
     await redisProxy.up();
-    expect((await eventually(200)).body).toMatchObject({ ok: true, checks: { redis: 'ok', inbox: 'ok', database: 'ok' } });
+    expect((await eventually(200)).body).toMatchObject({
+      ok: true,
+      checks: { redis: 'ok', inbox: 'ok', database: 'ok' },
+    });
   }, 40_000);
 
   it('is 503 naming the database while Postgres is away, and 200 once it is back', async () => {

@@ -24,13 +24,23 @@ afterAll(() => llm.close());
 /** A turn with a tool call: the LLM reports 100/10 then 120/5 tokens. */
 function scriptToolTurn() {
   llm.script(
-    { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }], usage: { prompt_tokens: 100, completion_tokens: 10 } },
+    {
+      toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }],
+      usage: { prompt_tokens: 100, completion_tokens: 10 },
+    },
     { text: 'Rainy.', usage: { prompt_tokens: 120, completion_tokens: 5 } },
   );
 }
 
 const stores: [string, () => Promise<{ data?: AdminDataPort; db?: TestDatabase }>][] = [['PGlite', async () => ({})]];
-if (TEST_DATABASE_URL) stores.push(['Postgres', async () => { const { port, db } = await openPostgresTestPort({ seed: false }); return { data: port, db }; }]);
+if (TEST_DATABASE_URL)
+  stores.push([
+    'Postgres',
+    async () => {
+      const { port, db } = await openPostgresTestPort({ seed: false });
+      return { data: port, db };
+    },
+  ]);
 
 describe.each(stores)('the token ledger on %s', (_name, open) => {
   let h: Harness;
@@ -55,7 +65,13 @@ describe.each(stores)('the token ledger on %s', (_name, open) => {
 
     const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, data: h.sb.data });
     const get = async (q: string) => (await app.request(`/api/usage?${q}`)).json();
-    expect(await get(`threadId=${thread}`)).toMatchObject({ tenant: 'default', threadId: thread, promptTokens: 270, completionTokens: 22, turns: 2 });
+    expect(await get(`threadId=${thread}`)).toMatchObject({
+      tenant: 'default',
+      threadId: thread,
+      promptTokens: 270,
+      completionTokens: 22,
+      turns: 2,
+    });
     expect(await get('userId=u-ledger')).toMatchObject({ promptTokens: 270, completionTokens: 22, turns: 2 });
     expect(await get('userId=nobody')).toMatchObject({ promptTokens: 0, completionTokens: 0, turns: 0 });
     const tenant = (await get('tenant=default')) as { promptTokens: number; turns: number };
@@ -63,7 +79,9 @@ describe.each(stores)('the token ledger on %s', (_name, open) => {
     // Bad ranges and unknown tenants are clear errors.
     expect((await app.request('/api/usage?from=2026-02-30')).status).toBe(400);
     expect((await app.request('/api/usage?from=2026-11-10&to=2026-11-01')).status).toBe(400);
-    expect(await (await app.request('/api/usage?tenant=nope')).json()).toEqual({ error: { code: 'not_found', message: 'No tenant "nope".' } });
+    expect(await (await app.request('/api/usage?tenant=nope')).json()).toEqual({
+      error: { code: 'not_found', message: 'No tenant "nope".' },
+    });
   });
 
   it('writes a burst of turns’ rows in a few statements, every row committed before its turn hears so; a bad row loses only itself', async () => {
@@ -75,7 +93,17 @@ describe.each(stores)('the token ledger on %s', (_name, open) => {
     const rpc = port.transport.rpc.bind(port.transport);
     port.transport.rpc = (fn, args, opts) => (calls.push(fn), rpc(fn, args, opts));
     try {
-      const row = (i: number) => ({ tenantId: tenant.id, platform: 'slack', channelId: 'C1', threadId: thread, userId: `u${i}`, model: 'gpt-test', promptTokens: 10, completionTokens: i, toolCalls: 1 });
+      const row = (i: number) => ({
+        tenantId: tenant.id,
+        platform: 'slack',
+        channelId: 'C1',
+        threadId: thread,
+        userId: `u${i}`,
+        model: 'gpt-test',
+        promptTokens: 10,
+        completionTokens: i,
+        toolCalls: 1,
+      });
       const committed: number[] = [];
       await Promise.all(Array.from({ length: 200 }, (_, i) => port.recordUsage(row(i)).then(() => committed.push(i))));
       expect(committed).toHaveLength(200);
@@ -83,12 +111,30 @@ describe.each(stores)('the token ledger on %s', (_name, open) => {
       expect(calls.length).toBeLessThanOrEqual(3);
       expect(calls[0]).toBe('record_turn_usage');
       expect(calls.slice(1).every((fn) => fn === 'record_turn_usages')).toBe(true);
-      expect(await port.usageTotals({ tenant: tenant.id, from: new Date(Date.now() - 60_000), to: new Date(Date.now() + 60_000), threadId: thread })).toEqual({ promptTokens: 2_000, completionTokens: 19_900, turns: 200 });
+      expect(
+        await port.usageTotals({
+          tenant: tenant.id,
+          from: new Date(Date.now() - 60_000),
+          to: new Date(Date.now() + 60_000),
+          threadId: thread,
+        }),
+      ).toEqual({ promptTokens: 2_000, completionTokens: 19_900, turns: 200 });
 
       // A row naming a tenant that does not exist fails alone; the rows batched with it still land.
-      const results = await Promise.allSettled([row(1), { ...row(2), tenantId: '00000000-0000-4000-8000-000000000000' }, row(3), row(4)].map((r) => port.recordUsage(r)));
+      const results = await Promise.allSettled(
+        [row(1), { ...row(2), tenantId: '00000000-0000-4000-8000-000000000000' }, row(3), row(4)].map((r) =>
+          port.recordUsage(r),
+        ),
+      );
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
-      expect(await port.usageTotals({ tenant: tenant.id, from: new Date(Date.now() - 60_000), to: new Date(Date.now() + 60_000), threadId: thread })).toMatchObject({ turns: 203 });
+      expect(
+        await port.usageTotals({
+          tenant: tenant.id,
+          from: new Date(Date.now() - 60_000),
+          to: new Date(Date.now() + 60_000),
+          threadId: thread,
+        }),
+      ).toMatchObject({ turns: 203 });
     } finally {
       port.transport.rpc = rpc;
     }
@@ -100,8 +146,23 @@ it('closing the data port first writes the ledger rows of turns that already end
   const tenant = await port.defaultTenant();
   const settled: string[] = [];
   const writes = Array.from({ length: 50 }, (_, i) =>
-    port.recordUsage({ tenantId: tenant.id, platform: 'http', channelId: 'c', threadId: 'closing', userId: `u${i}`, model: 'm', promptTokens: 1, completionTokens: 1, toolCalls: 0 })
-      .then(() => settled.push('ok'), () => settled.push('failed')));
+    port
+      .recordUsage({
+        tenantId: tenant.id,
+        platform: 'http',
+        channelId: 'c',
+        threadId: 'closing',
+        userId: `u${i}`,
+        model: 'm',
+        promptTokens: 1,
+        completionTokens: 1,
+        toolCalls: 0,
+      })
+      .then(
+        () => settled.push('ok'),
+        () => settled.push('failed'),
+      ),
+  );
   await port.close();
   expect(settled).toEqual(Array(50).fill('ok'));
   await Promise.all(writes);
@@ -110,18 +171,34 @@ it('closing the data port first writes the ledger rows of turns that already end
 describe('budgets', () => {
   it('refuses a user over the daily budget with 429, resetAt and Retry-After; other users go on; the next UTC day it resets', async () => {
     const clock = { now: new Date() };
-    const h = await startHarness({ llm, tools: testTools, now: () => clock.now, env: { TOKEN_BUDGET_PER_USER_DAILY: '200' } });
+    const h = await startHarness({
+      llm,
+      tools: testTools,
+      now: () => clock.now,
+      env: { TOKEN_BUDGET_PER_USER_DAILY: '200' },
+    });
     try {
       const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, data: h.sb.data });
-      const chat = (userId: string) => app.request('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'weather?', userId }) });
+      const chat = (userId: string) =>
+        app.request('/api/chat', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ message: 'weather?', userId }),
+        });
       scriptToolTurn(); // 235 tokens: over 200 once recorded
       expect((await chat('alice')).status).toBe(200);
 
       const refused = await chat('alice');
       expect(refused.status).toBe(429);
       const body = (await refused.json()) as { error: { code: string; message: string; resetAt: string } };
-      const midnight = new Date(Date.UTC(clock.now.getUTCFullYear(), clock.now.getUTCMonth(), clock.now.getUTCDate() + 1));
-      expect(body.error).toEqual({ code: 'budget_exhausted', message: expect.stringMatching(/today’s token budget \(200 tokens\)\. It resets at 00:00 UTC/), resetAt: midnight.toISOString() });
+      const midnight = new Date(
+        Date.UTC(clock.now.getUTCFullYear(), clock.now.getUTCMonth(), clock.now.getUTCDate() + 1),
+      );
+      expect(body.error).toEqual({
+        code: 'budget_exhausted',
+        message: expect.stringMatching(/today’s token budget \(200 tokens\)\. It resets at 00:00 UTC/),
+        resetAt: midnight.toISOString(),
+      });
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(llm.remaining()).toBe(0); // the refused turn never reached the model
 
@@ -142,7 +219,11 @@ describe('budgets', () => {
       llm.script({ text: 'First.', usage: { prompt_tokens: 5, completion_tokens: 1 } });
       await collect(h.sb.agent.handle(message('hi', { userId: 'carol' })));
       const events = await collect(h.sb.agent.handle(message('hi again', { userId: 'dave' })));
-      expect(events.at(-1)).toMatchObject({ type: 'error', code: 'budget_exhausted', message: expect.stringMatching(/monthly token budget\. It resets on 1 \w+ at 00:00 UTC/) });
+      expect(events.at(-1)).toMatchObject({
+        type: 'error',
+        code: 'budget_exhausted',
+        message: expect.stringMatching(/monthly token budget\. It resets on 1 \w+ at 00:00 UTC/),
+      });
     } finally {
       await h.close();
     }
@@ -172,10 +253,29 @@ describe.skipIf(!TEST_DATABASE_URL)('npm run usage', () => {
     const { port, db } = await openPostgresTestPort({ seed: false });
     try {
       const tenant = await port.defaultTenant();
-      for (const [p, c] of [[100, 10], [50, 5]] as const) {
-        await port.recordUsage({ tenantId: tenant.id, platform: 'slack', channelId: 'C1', threadId: 't1', userId: 'u1', model: 'gpt-test', promptTokens: p, completionTokens: c, toolCalls: 0 });
+      for (const [p, c] of [
+        [100, 10],
+        [50, 5],
+      ] as const) {
+        await port.recordUsage({
+          tenantId: tenant.id,
+          platform: 'slack',
+          channelId: 'C1',
+          threadId: 't1',
+          userId: 'u1',
+          model: 'gpt-test',
+          promptTokens: p,
+          completionTokens: c,
+          toolCalls: 0,
+        });
       }
-      const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: db.url, EMBEDDING_DIMENSIONS: '64', LOG_LEVEL: 'silent' };
+      const env = {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        DATABASE_URL: db.url,
+        EMBEDDING_DIMENSIONS: '64',
+        LOG_LEVEL: 'silent',
+      };
       const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/data/cli/usage.ts'], { env });
       const today = new Date().toISOString().slice(0, 10);
       expect(stdout).toContain(`Token use in Postgres at ${new URL(db.url).host}`);

@@ -25,7 +25,9 @@ const config = parseConfig({
   LOG_LEVEL: 'silent',
   // The embedded database on disk in a scratch directory, as `npm start` keeps it (in memory it
   // would also hold the data files); CAPACITY_DATABASE_URL (migrated) for the production shape.
-  ...(process.env.CAPACITY_DATABASE_URL ? { DATABASE_URL: process.env.CAPACITY_DATABASE_URL } : { PGLITE_DIR: join(scratch, 'pglite') }),
+  ...(process.env.CAPACITY_DATABASE_URL
+    ? { DATABASE_URL: process.env.CAPACITY_DATABASE_URL }
+    : { PGLITE_DIR: join(scratch, 'pglite') }),
   ...(process.env.CAPACITY_REDIS_URL ? { REDIS_URL: process.env.CAPACITY_REDIS_URL } : {}),
 });
 const serving = await serve(config, silentLogger());
@@ -39,7 +41,13 @@ setInterval(() => {
 process.on('message', async (msg) => {
   if (msg === 'report') {
     globalThis.gc?.();
-    process.send?.({ idle, peak, now: process.memoryUsage(), maxRssKb: process.resourceUsage().maxRSS, cpu: process.cpuUsage() });
+    process.send?.({
+      idle,
+      peak,
+      now: process.memoryUsage(),
+      maxRssKb: process.resourceUsage().maxRSS,
+      cpu: process.cpuUsage(),
+    });
   }
   if (msg === 'reset') for (const k of keys) peak[k] = 0;
   if (msg === 'stop') {

@@ -3,7 +3,17 @@
  * zod-typed function tools, tracing off. What it does not do that Switchboard does: no tenant,
  * no thread lock, no persisted thread state or history, no token budget.
  */
-import { Agent, run, setTracingDisabled, tool, Usage, type AgentInputItem, type Model, type ModelRequest, type ModelResponse } from '@openai/agents';
+import {
+  Agent,
+  run,
+  setTracingDisabled,
+  tool,
+  Usage,
+  type AgentInputItem,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+} from '@openai/agents';
 import { z } from 'zod';
 import type { AppWork } from './app-work.js';
 import { TOOL_NAMES } from './switchboard.js';
@@ -15,12 +25,25 @@ class ScriptedModel implements Model {
     if (last?.type === 'function_call_result') {
       return {
         usage: new Usage({ requests: 1, inputTokens: 100, outputTokens: 2, totalTokens: 102 }),
-        output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Done.' }] }],
+        output: [
+          {
+            type: 'message',
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: 'Done.' }],
+          },
+        ],
       };
     }
     return {
       usage: new Usage({ requests: 1, inputTokens: 100, outputTokens: 20, totalTokens: 120 }),
-      output: TOOL_NAMES.map((name, i) => ({ type: 'function_call' as const, callId: `c${i}`, name, arguments: JSON.stringify({ q: `query ${i}`, limit: null }), status: 'completed' as const })),
+      output: TOOL_NAMES.map((name, i) => ({
+        type: 'function_call' as const,
+        callId: `c${i}`,
+        name,
+        arguments: JSON.stringify({ q: `query ${i}`, limit: null }),
+        status: 'completed' as const,
+      })),
     };
   }
   // eslint-disable-next-line require-yield -- the bench never streams
@@ -57,7 +80,11 @@ export function agentsSdkBench(work?: AppWork): { turn(i: number): Promise<boole
       const result = await run(agent, [...input, { role: 'user', content: `question ${i}` }]);
       await work.save(thread, [...earlier, result.history.slice(input.length)]);
       const usage = result.state.usage;
-      await work.record(thread, { promptTokens: usage.inputTokens, completionTokens: usage.outputTokens, toolCalls: result.newItems.filter((item) => item.type === 'tool_call_item').length });
+      await work.record(thread, {
+        promptTokens: usage.inputTokens,
+        completionTokens: usage.outputTokens,
+        toolCalls: result.newItems.filter((item) => item.type === 'tool_call_item').length,
+      });
       return result.finalOutput === 'Done.';
     },
   };

@@ -20,10 +20,20 @@ export function aiSdkBench(work?: AppWork): { turn(i: number): Promise<boolean> 
     doGenerate: async (options) => {
       const last = options.prompt.at(-1);
       if (last?.role === 'tool') {
-        return { content: [{ type: 'text', text: 'Done.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(100, 2), warnings: [] };
+        return {
+          content: [{ type: 'text', text: 'Done.' }],
+          finishReason: { unified: 'stop', raw: 'stop' },
+          usage: usage(100, 2),
+          warnings: [],
+        };
       }
       return {
-        content: TOOL_NAMES.map((name, i) => ({ type: 'tool-call' as const, toolCallId: `c${i}`, toolName: name, input: JSON.stringify({ q: `query ${i}`, limit: null }) })),
+        content: TOOL_NAMES.map((name, i) => ({
+          type: 'tool-call' as const,
+          toolCallId: `c${i}`,
+          toolName: name,
+          input: JSON.stringify({ q: `query ${i}`, limit: null }),
+        })),
         finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
         usage: usage(100, 20),
         warnings: [],
@@ -49,11 +59,20 @@ export function aiSdkBench(work?: AppWork): { turn(i: number): Promise<boolean> 
       const thread = `t${i % 50}`;
       const earlier = (await work.load(thread)) as ModelMessage[][];
       const user: ModelMessage = { role: 'user', content: `question ${i}` };
-      const result = await generateText({ model, tools, stopWhen: isStepCount(5), messages: [...earlier.flat(), user] });
+      const result = await generateText({
+        model,
+        tools,
+        stopWhen: isStepCount(5),
+        messages: [...earlier.flat(), user],
+      });
       // Every step's messages (the calls, their results, the answer): `response.messages` is the last step's only.
       await work.save(thread, [...earlier, [user, ...result.steps.flatMap((step) => step.response.messages)]]);
       const { inputTokens, outputTokens } = result.totalUsage;
-      await work.record(thread, { promptTokens: inputTokens ?? 0, completionTokens: outputTokens ?? 0, toolCalls: result.steps.flatMap((s) => s.toolCalls).length });
+      await work.record(thread, {
+        promptTokens: inputTokens ?? 0,
+        completionTokens: outputTokens ?? 0,
+        toolCalls: result.steps.flatMap((s) => s.toolCalls).length,
+      });
       return result.text === 'Done.';
     },
   };

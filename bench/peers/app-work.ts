@@ -29,7 +29,15 @@ export async function appWork(sb: Switchboard, framework: string): Promise<AppWo
       await sb.kv.set(key(thread), turns.slice(-KEEP_TURNS), 30 * 86_400_000);
     },
     async record(thread, usage) {
-      await sb.data.recordUsage({ tenantId: tenant.id, platform: 'http', channelId: 'bench', threadId: thread, userId: 'u', model: framework, ...usage });
+      await sb.data.recordUsage({
+        tenantId: tenant.id,
+        platform: 'http',
+        channelId: 'bench',
+        threadId: thread,
+        userId: 'u',
+        model: framework,
+        ...usage,
+      });
     },
   };
 }

@@ -57,12 +57,17 @@ for (let r = 0; r < rounds; r++) {
   }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const summary = Object.fromEntries(names.map((n) => [n, { p50: median(results[n]!.map((x) => x.p50)), p99: median(results[n]!.map((x) => x.p99)) }]));
+const summary = Object.fromEntries(
+  names.map((n) => [n, { p50: median(results[n]!.map((x) => x.p50)), p99: median(results[n]!.map((x) => x.p99)) }]),
+);
 console.log(`\nmedian of ${rounds} rounds, ${turns} turns each (node ${process.version})`);
-for (const n of names) console.log(`${n.padEnd(16)} p50 ${summary[n]!.p50.toFixed(2)} ms   p99 ${summary[n]!.p99.toFixed(2)} ms`);
+for (const n of names)
+  console.log(`${n.padEnd(16)} p50 ${summary[n]!.p50.toFixed(2)} ms   p99 ${summary[n]!.p99.toFixed(2)} ms`);
 const ratio = (label: string, peers: string[]) => {
   const fastest = (k: 'p50' | 'p99') => Math.min(...peers.map((n) => summary[n]![k]));
-  console.log(`switchboard / faster ${label}: p50 ${(summary.switchboard!.p50 / fastest('p50')).toFixed(2)}×   p99 ${(summary.switchboard!.p99 / fastest('p99')).toFixed(2)}×`);
+  console.log(
+    `switchboard / faster ${label}: p50 ${(summary.switchboard!.p50 / fastest('p50')).toFixed(2)}×   p99 ${(summary.switchboard!.p99 / fastest('p99')).toFixed(2)}×`,
+  );
 };
 ratio('bare peer', ['ai-sdk', 'agents-sdk']);
 ratio('peer doing the same work', ['ai-sdk+work', 'agents-sdk+work']);

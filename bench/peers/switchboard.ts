@@ -31,11 +31,20 @@ class ScriptedLlm implements LlmClient {
     const last = req.messages.at(-1);
     if (last?.role === 'tool') {
       req.onText?.('Done.');
-      return { content: 'Done.', toolCalls: [], finishReason: 'stop', usage: { promptTokens: 100, completionTokens: 2 } };
+      return {
+        content: 'Done.',
+        toolCalls: [],
+        finishReason: 'stop',
+        usage: { promptTokens: 100, completionTokens: 2 },
+      };
     }
     return {
       content: '',
-      toolCalls: TOOL_NAMES.map((name, i) => ({ id: `c${i}`, name, arguments: JSON.stringify({ q: `query ${i}`, limit: null }) })),
+      toolCalls: TOOL_NAMES.map((name, i) => ({
+        id: `c${i}`,
+        name,
+        arguments: JSON.stringify({ q: `query ${i}`, limit: null }),
+      })),
       finishReason: 'tool_calls',
       usage: { promptTokens: 100, completionTokens: 20 },
     };
@@ -66,8 +75,15 @@ export async function switchboardBench(): Promise<SwitchboardBench> {
       let done = false;
       // 1,000 people in 50 threads, as in a workspace: one person's thousands of turns in seconds would be a flood.
       for await (const event of sb.agent.handle({
-        platform: 'http', workspaceId: 'default', channelId: 'bench', threadId: `t${i % 50}`,
-        messageId: `m${i}`, userId: `u${i % 1_000}`, role: 'member', isDirect: true, text: `question ${i}`,
+        platform: 'http',
+        workspaceId: 'default',
+        channelId: 'bench',
+        threadId: `t${i % 50}`,
+        messageId: `m${i}`,
+        userId: `u${i % 1_000}`,
+        role: 'member',
+        isDirect: true,
+        text: `question ${i}`,
       })) {
         if (event.type === 'done') done = true;
       }

@@ -10,7 +10,14 @@ import { silentLogger } from '../../src/logger.js';
 import { serve } from '../../src/serve.js';
 import { runUnderBench } from './child.js';
 
-const args = JSON.parse(process.argv[2] ?? '{}') as { slackApiUrl: string; botToken: string; signingSecret: string; llmMs: number; redisUrl?: string; queue?: string };
+const args = JSON.parse(process.argv[2] ?? '{}') as {
+  slackApiUrl: string;
+  botToken: string;
+  signingSecret: string;
+  llmMs: number;
+  redisUrl?: string;
+  queue?: string;
+};
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 class SleepyLlm implements LlmClient {
@@ -22,7 +29,12 @@ class SleepyLlm implements LlmClient {
       req.onText?.(w);
       await sleep(10);
     }
-    return { content: words.join(''), toolCalls: [], finishReason: 'stop', usage: { promptTokens: 50, completionTokens: 5 } };
+    return {
+      content: words.join(''),
+      toolCalls: [],
+      finishReason: 'stop',
+      usage: { promptTokens: 50, completionTokens: 5 },
+    };
   }
   async embed(): Promise<number[][]> {
     return [];

@@ -44,7 +44,9 @@ export async function campaignTokenFigures(): Promise<string[]> {
         `${gemini} (gemini JSON), ~${rendered} as OpenAI renders tools into the prompt`,
     );
   }
-  lines.push(`schema all three campaign tools: ${schemaTotal} tokens as JSON (openai strict), ${geminiTotal} (gemini JSON), ~${renderedTotal} rendered`);
+  lines.push(
+    `schema all three campaign tools: ${schemaTotal} tokens as JSON (openai strict), ${geminiTotal} (gemini JSON), ~${renderedTotal} rendered`,
+  );
 
   const port = await openPgliteTestPort();
   try {
@@ -67,7 +69,17 @@ export async function campaignTokenFigures(): Promise<string[]> {
         state: newThreadState(`bench:${name}`),
         data: port.forTenant(tenant),
         log: silentLogger(),
-        message: { platform: 'console', workspaceId: 'default', channelId: 'bench', threadId: name, messageId: name, userId: 'bench', role: 'member' as const, isDirect: true, text: '' },
+        message: {
+          platform: 'console',
+          workspaceId: 'default',
+          channelId: 'bench',
+          threadId: name,
+          messageId: name,
+          userId: 'bench',
+          role: 'member' as const,
+          isDirect: true,
+          text: '',
+        },
         llm,
         signal: new AbortController().signal,
         now: () => new Date(),
@@ -76,8 +88,12 @@ export async function campaignTokenFigures(): Promise<string[]> {
       const tool = byName(name);
       const output = await tool.run(tool.input.parse(args), ctx);
       const hits = (output.data?.campaigns as Campaign[] | undefined)?.length ?? 0;
-      const message = countMessageTokens([{ role: 'tool', tool_call_id: 'call_0123456789abcdefghijklmn', content: output.content }]);
-      lines.push(`result ${name} (${hits} hits, demo data): ${countTokens(output.content)} tokens of content, ${message} as a tool message (target ≤ ${TARGET_RESULT})`);
+      const message = countMessageTokens([
+        { role: 'tool', tool_call_id: 'call_0123456789abcdefghijklmn', content: output.content },
+      ]);
+      lines.push(
+        `result ${name} (${hits} hits, demo data): ${countTokens(output.content)} tokens of content, ${message} as a tool message (target ≤ ${TARGET_RESULT})`,
+      );
     }
   } finally {
     await port.close();
@@ -97,9 +113,17 @@ export async function campaignTokenFigures(): Promise<string[]> {
     campaign_text: huge.repeat(20),
     full_campaign_text: huge.repeat(50),
   }));
-  const { content, result } = campaignToolResult(worst, { order: 'newest first', limitReached: true, filters: [huge], notes: [huge], shownAsCards: true });
+  const { content, result } = campaignToolResult(worst, {
+    order: 'newest first',
+    limitReached: true,
+    filters: [huge],
+    notes: [huge],
+    shownAsCards: true,
+  });
   const listed = result.summary_for_llm.split('\n').filter((l) => /^\d+\. /.test(l)).length;
-  lines.push(`result worst case (20 campaigns with oversized fields): ${countTokens(content)} tokens of content, ${listed} listed (target ≤ ${TARGET_RESULT})`);
+  lines.push(
+    `result worst case (20 campaigns with oversized fields): ${countTokens(content)} tokens of content, ${listed} listed (target ≤ ${TARGET_RESULT})`,
+  );
   return lines;
 }
 

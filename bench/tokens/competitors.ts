@@ -53,12 +53,19 @@ function scriptedLlm(requests: CompletionRequest[]): LlmClient {
       requests.push(req);
       const last = req.messages.at(-1);
       const offered = (req.tools ?? []).some((t) => t.type === 'function' && t.function.name === LOOKUP_COMPETITOR);
-      const mentions = last?.role === 'user' && typeof last.content === 'string' && last.content.includes(MENTIONED.name);
+      const mentions =
+        last?.role === 'user' && typeof last.content === 'string' && last.content.includes(MENTIONED.name);
       if (offered && mentions) {
         calls++;
         return {
           content: '',
-          toolCalls: [{ id: `call_${calls}`, name: LOOKUP_COMPETITOR, arguments: JSON.stringify({ competitor_id: MENTIONED.key }) }],
+          toolCalls: [
+            {
+              id: `call_${calls}`,
+              name: LOOKUP_COMPETITOR,
+              arguments: JSON.stringify({ competitor_id: MENTIONED.key }),
+            },
+          ],
           finishReason: 'tool_calls',
         } satisfies Completion;
       }
@@ -110,7 +117,8 @@ function tally(requests: CompletionRequest[]): Tally {
     }
     const lookupCalls = new Set<string>();
     for (const m of req.messages) {
-      if (m.role === 'system' && typeof m.content === 'string' && m.content.startsWith(CONTEXT_HEADING)) t.context += countTokens(m.content);
+      if (m.role === 'system' && typeof m.content === 'string' && m.content.startsWith(CONTEXT_HEADING))
+        t.context += countTokens(m.content);
       if (m.role === 'assistant') {
         for (const call of m.tool_calls ?? []) {
           if (call.type === 'function' && call.function.name === LOOKUP_COMPETITOR) {
@@ -139,8 +147,11 @@ interface Bench {
 async function openBench(): Promise<Bench> {
   const config = parseConfig({ PGLITE_MEMORY: '1', EMBEDDING_DIMENSIONS: '8', LOG_LEVEL: 'silent' });
   const data = await openDataPort(config, createLogger('silent'), { seedDemo: false });
-  const rows = demoCompetitors().slice(0, COMPETITORS).map(({ campaign_key: _campaign, ...row }) => row);
-  if (!rows.some((r) => r.key === MENTIONED.key)) throw new Error(`${MENTIONED.key} is not among the first ${COMPETITORS}`);
+  const rows = demoCompetitors()
+    .slice(0, COMPETITORS)
+    .map(({ campaign_key: _campaign, ...row }) => row);
+  if (!rows.some((r) => r.key === MENTIONED.key))
+    throw new Error(`${MENTIONED.key} is not among the first ${COMPETITORS}`);
   await importRows(data, 'competitors', (await data.defaultTenant()).id, rows);
   return { data, rows };
 }
@@ -152,17 +163,40 @@ async function runConversation(
   threadId: string,
 ): Promise<{ tally: Tally; logLines: string[]; perRequest: number[] }> {
   const logLines: string[] = [];
-  const log = createLogger('info', { write: (chunk: string) => void logLines.push((JSON.parse(chunk) as { msg: string }).msg) });
-  const config = parseConfig({ OPENAI_API_KEY: 'sk-bench', PGLITE_MEMORY: '1', EMBEDDING_DIMENSIONS: '8', LOG_LEVEL: 'info' });
+  const log = createLogger('info', {
+    write: (chunk: string) => void logLines.push((JSON.parse(chunk) as { msg: string }).msg),
+  });
+  const config = parseConfig({
+    OPENAI_API_KEY: 'sk-bench',
+    PGLITE_MEMORY: '1',
+    EMBEDDING_DIMENSIONS: '8',
+    LOG_LEVEL: 'info',
+  });
   const requests: CompletionRequest[] = [];
   const tools =
     mode === 'lazy'
       ? createCompetitorTools(config).tools
-      : [preloadAllTool(Object.fromEntries(bench.rows.map((r) => [r.key, { name: r.display_name, description: r.full_description }])))];
+      : [
+          preloadAllTool(
+            Object.fromEntries(
+              bench.rows.map((r) => [r.key, { name: r.display_name, description: r.full_description }]),
+            ),
+          ),
+        ];
   const sb = await createSwitchboard(config, log, { tools, data: bench.data, llm: scriptedLlm(requests) });
   try {
     for (const [i, turn] of turns.entries()) {
-      const message = { platform: 'http' as const, workspaceId: 'default', channelId: 'bench', threadId, messageId: `${threadId}-${i}`, userId: 'u', role: 'member' as const, isDirect: true, text: turn };
+      const message = {
+        platform: 'http' as const,
+        workspaceId: 'default',
+        channelId: 'bench',
+        threadId,
+        messageId: `${threadId}-${i}`,
+        userId: 'u',
+        role: 'member' as const,
+        isDirect: true,
+        text: turn,
+      };
       for await (const event of sb.agent.handle(message)) {
         if (event.type === 'error') throw new Error(`turn ${i + 1} failed: ${event.message}`);
       }

@@ -35,16 +35,21 @@ function normalize(node: unknown): unknown {
   for (const [k, v] of Object.entries(node as Json)) out[k] = normalize(v);
   if (Array.isArray(out.type)) {
     const { type, description, ...rest } = out;
-    return { ...(description === undefined ? {} : { description }), anyOf: (type as string[]).map((t) => ({ ...rest, type: t })) };
+    return {
+      ...(description === undefined ? {} : { description }),
+      anyOf: (type as string[]).map((t) => ({ ...rest, type: t })),
+    };
   }
   return out;
 }
 
 function asFormatterInput(fns: FunctionDef[]): Parameters<typeof formatFunctionDefinitions>[0] {
   // The library's parameter type is its own JSON-schema subset; normalize() produced exactly that shape.
-  return fns.map((f) => ({ name: f.name, ...(f.description ? { description: f.description } : {}), parameters: normalize(f.parameters ?? { type: 'object', properties: {} }) })) as Parameters<
-    typeof formatFunctionDefinitions
-  >[0];
+  return fns.map((f) => ({
+    name: f.name,
+    ...(f.description ? { description: f.description } : {}),
+    parameters: normalize(f.parameters ?? { type: 'object', properties: {} }),
+  })) as Parameters<typeof formatFunctionDefinitions>[0];
 }
 
 /** Prompt tokens the tools add to a request, as OpenAI renders them. */
@@ -76,7 +81,17 @@ export function calibration(): string {
     {
       file: 'strict-tools.sse',
       messages: [{ role: 'user', content: "What's the weather like in SF?" }],
-      tools: [{ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' }, state: { type: 'string' } }, required: ['city', 'state'], additionalProperties: false } }],
+      tools: [
+        {
+          name: 'get_weather',
+          parameters: {
+            type: 'object',
+            properties: { city: { type: 'string' }, state: { type: 'string' } },
+            required: ['city', 'state'],
+            additionalProperties: false,
+          },
+        },
+      ],
     },
     {
       file: 'non-strict-tool-call.sse',
@@ -85,6 +100,9 @@ export function calibration(): string {
     },
   ];
   return cases
-    .map((c) => `${c.file}: OpenAI counted ${recorded(c.file)}, estimate ${messageTokens(c.messages) + renderedToolTokens(c.tools)}`)
+    .map(
+      (c) =>
+        `${c.file}: OpenAI counted ${recorded(c.file)}, estimate ${messageTokens(c.messages) + renderedToolTokens(c.tools)}`,
+    )
     .join('; ');
 }

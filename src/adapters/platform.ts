@@ -3,7 +3,9 @@ import type { Config } from '../config.js';
 import type { NodeRoute } from './http/server.js';
 
 /** What an adapter is given: the agent, the inbox, the state store, a logger and its own slice of the configuration. */
-export type AdapterDeps<K extends keyof Config> = Pick<Switchboard, 'agent' | 'inbox' | 'kv' | 'log'> & { config: Pick<Config, K> };
+export type AdapterDeps<K extends keyof Config> = Pick<Switchboard, 'agent' | 'inbox' | 'kv' | 'log'> & {
+  config: Pick<Config, K>;
+};
 
 /**
  * A chat platform connection (Slack, Discord): started by `serve()` when its credentials are

@@ -14,7 +14,14 @@ import { LlmError, type LlmClient } from '../contract/llm.js';
 import { linkedSignal } from './linked-signal.js';
 import { ThreadLockTimeoutError } from './thread-lock.js';
 import { runLoop } from './loop.js';
-import type { ActionHandler, ActionResult, AgentExtension, CommandHandler, ModeDefinition, TurnScope } from '../contract/extension.js';
+import type {
+  ActionHandler,
+  ActionResult,
+  AgentExtension,
+  CommandHandler,
+  ModeDefinition,
+  TurnScope,
+} from '../contract/extension.js';
 import { systemPrompt } from './prompts.js';
 import { threadKey, type ThreadState } from '../contract/thread-state.js';
 import { UserFacingError, type IncomingMessage, type TurnEvent, type TurnFlag } from '../contract/turn.js';
@@ -29,7 +36,16 @@ export interface ThreadLockLike {
 }
 
 export interface AgentDeps {
-  config: Pick<Config, 'AGENT_MAX_STEPS' | 'AGENT_MAX_TOOL_CALLS' | 'TOOL_TIMEOUT_MS' | 'TURN_TIMEOUT_MS' | 'HISTORY_MAX_TOKENS' | 'TENANT_MODE'> & Partial<BudgetConfig>;
+  config: Pick<
+    Config,
+    | 'AGENT_MAX_STEPS'
+    | 'AGENT_MAX_TOOL_CALLS'
+    | 'TOOL_TIMEOUT_MS'
+    | 'TURN_TIMEOUT_MS'
+    | 'HISTORY_MAX_TOKENS'
+    | 'TENANT_MODE'
+  > &
+    Partial<BudgetConfig>;
   llm: LlmClient;
   registry: ToolRegistry;
   data: DataPort;
@@ -59,10 +75,25 @@ export function createAgent(deps: AgentDeps): Agent {
   const rateLimits = deps.rateLimits ?? createRateLimits({ log });
 
   /** The token ledger's row for a turn that used the LLM; a failed write never fails the turn. */
-  async function recordUsage(message: IncomingMessage, tenant: Tenant, usage: { promptTokens: number; completionTokens: number }, toolCalls: number): Promise<void> {
+  async function recordUsage(
+    message: IncomingMessage,
+    tenant: Tenant,
+    usage: { promptTokens: number; completionTokens: number },
+    toolCalls: number,
+  ): Promise<void> {
     if (usage.promptTokens + usage.completionTokens === 0) return;
     await data
-      .recordUsage({ tenantId: tenant.id, platform: message.platform, channelId: message.channelId, threadId: message.threadId, userId: message.userId, model: llm.model, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, toolCalls })
+      .recordUsage({
+        tenantId: tenant.id,
+        platform: message.platform,
+        channelId: message.channelId,
+        threadId: message.threadId,
+        userId: message.userId,
+        model: llm.model,
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        toolCalls,
+      })
       .catch((err: unknown) => log.warn({ err, tenant: tenant.id }, 'could not write the token ledger row for a turn'));
   }
 
@@ -70,7 +101,10 @@ export function createAgent(deps: AgentDeps): Agent {
     const tenant = await tenantFor(data, config.TENANT_MODE, message.platform, message.workspaceId, message.orgId);
     if (tenant) return tenant;
     const place = message.platform === 'discord' ? 'server' : 'workspace';
-    throw new UserFacingError('tenant_not_configured', `This ${place} is not set up for Switchboard yet. Ask your Switchboard admin to add it.`);
+    throw new UserFacingError(
+      'tenant_not_configured',
+      `This ${place} is not set up for Switchboard yet. Ask your Switchboard admin to add it.`,
+    );
   }
 
   /** `turnSignal` reports the signal the turn ran under, so a timeout can be told from other aborts. */
@@ -113,7 +147,11 @@ export function createAgent(deps: AgentDeps): Agent {
         // A flagged message is still answered, but the model reads it fenced as untrusted (and so does the history).
         const verdict = detectInjection(resolved);
         const flags: TurnFlag[] = verdict.flagged ? ['prompt_injection'] : [];
-        if (verdict.flagged) turnLog.warn({ flags, score: verdict.score, families: verdict.families, userId: message.userId }, 'message flagged as a prompt injection; answered fenced');
+        if (verdict.flagged)
+          turnLog.warn(
+            { flags, score: verdict.score, families: verdict.families, userId: message.userId },
+            'message flagged as a prompt injection; answered fenced',
+          );
         const text = verdict.flagged ? fenceFlaggedMessage(resolved) : resolved;
         let mode = state.mode ? ext.modes[state.mode.name] : undefined;
         const loopIn = (m: ModeDefinition | undefined) =>
@@ -156,7 +194,11 @@ export function createAgent(deps: AgentDeps): Agent {
         }
         if (result.ended === 'no_terminal' && mode?.requireTerminal) result.text = mode.requireTerminal.giveUp;
         await mode?.after?.(result, scope);
-        const kept = trimCounted([...state.history, { role: 'user', content: text }, ...result.added], config.HISTORY_MAX_TOKENS, state.historyTokens);
+        const kept = trimCounted(
+          [...state.history, { role: 'user', content: text }, ...result.added],
+          config.HISTORY_MAX_TOKENS,
+          state.historyTokens,
+        );
         state.history = kept.messages;
         state.historyTokens = kept.tokens;
         emit({ type: 'reply', reply: { text: result.text, blocks: result.blocks } });
@@ -164,7 +206,13 @@ export function createAgent(deps: AgentDeps): Agent {
         // become one wait); `done` follows the ledger row, and a failed save surfaces below, as before.
         save().catch(() => {});
         await recordUsage(message, tenant, result.usage, result.toolCalls.length);
-        emit({ type: 'done', usage: result.usage, toolCalls: result.toolCalls, data: result.data, ...(flags.length ? { flags } : {}) });
+        emit({
+          type: 'done',
+          usage: result.usage,
+          toolCalls: result.toolCalls,
+          data: result.data,
+          ...(flags.length ? { flags } : {}),
+        });
       } finally {
         // Tool state gathered before a failure is kept ("nothing lost").
         try {
@@ -176,11 +224,16 @@ export function createAgent(deps: AgentDeps): Agent {
     });
   }
 
-  async function resolveText(message: IncomingMessage, scope: TurnScope, emit: (e: TurnEvent) => void): Promise<string | undefined> {
+  async function resolveText(
+    message: IncomingMessage,
+    scope: TurnScope,
+    emit: (e: TurnEvent) => void,
+  ): Promise<string | undefined> {
     let outcome: ActionResult = { message: message.text };
     if (message.action) {
       const handler = ownEntry(ext.actions, message.action.id.split('.', 1)[0] ?? '');
-      if (!handler) throw new UserFacingError('bad_request', 'That button is no longer available. Ask me again in the thread.');
+      if (!handler)
+        throw new UserFacingError('bad_request', 'That button is no longer available. Ask me again in the thread.');
       outcome = await handler(message.action, scope);
     } else if (message.command) {
       const handler = ownEntry(ext.commands, message.command.name);
@@ -203,12 +256,23 @@ export function createAgent(deps: AgentDeps): Agent {
       const message = sanitizeMessage(raw);
       const channel = createEventChannel<TurnEvent>();
       let signal: AbortSignal | undefined;
-      turn(message, (e) => channel.push(e), outer, (s) => (signal = s))
+      turn(
+        message,
+        (e) => channel.push(e),
+        outer,
+        (s) => (signal = s),
+      )
         .catch((err: unknown) => {
           const safe = toUserError(err, signal);
           const level = safe.code === 'internal' ? 'error' : 'warn';
           log[level]({ err, code: safe.code, platform: message.platform, messageId: message.messageId }, 'turn failed');
-          channel.push({ type: 'error', code: safe.code, message: safe.message, ...safe.details, ...(safe.notify ? {} : { notify: false }) });
+          channel.push({
+            type: 'error',
+            code: safe.code,
+            message: safe.message,
+            ...safe.details,
+            ...(safe.notify ? {} : { notify: false }),
+          });
         })
         .finally(() => channel.close());
       return channel;
@@ -219,18 +283,36 @@ export function createAgent(deps: AgentDeps): Agent {
 function toUserError(err: unknown, signal: AbortSignal | undefined): UserFacingError {
   if (err instanceof UserFacingError) return err;
   if (signal?.aborted && signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError') {
-    return new UserFacingError('turn_timeout', 'That took too long and I stopped working on it. Try a narrower question.');
+    return new UserFacingError(
+      'turn_timeout',
+      'That took too long and I stopped working on it. Try a narrower question.',
+    );
   }
   if (err instanceof ThreadLockTimeoutError) {
-    return new UserFacingError('turn_timeout', 'I am still working on an earlier message in this thread. Please wait for that answer and try again.');
+    return new UserFacingError(
+      'turn_timeout',
+      'I am still working on an earlier message in this thread. Please wait for that answer and try again.',
+    );
   }
   if (err instanceof LlmError) {
     if (err.kind === 'unreachable' || err.kind === 'timeout' || err.kind === 'server') {
-      return new UserFacingError('llm_unavailable', 'I can’t reach the language model right now. Please try again in a minute.');
+      return new UserFacingError(
+        'llm_unavailable',
+        'I can’t reach the language model right now. Please try again in a minute.',
+      );
     }
-    if (err.kind === 'rate_limited') return new UserFacingError('llm_unavailable', 'The language model is rate-limiting us. Please try again in a minute.');
-    if (err.kind === 'auth') return new UserFacingError('llm_error', 'The language model rejected our credentials. An admin needs to check OPENAI_API_KEY.');
-    if (err.kind === 'aborted') return new UserFacingError('turn_timeout', 'This request was cancelled before it finished.');
+    if (err.kind === 'rate_limited')
+      return new UserFacingError(
+        'llm_unavailable',
+        'The language model is rate-limiting us. Please try again in a minute.',
+      );
+    if (err.kind === 'auth')
+      return new UserFacingError(
+        'llm_error',
+        'The language model rejected our credentials. An admin needs to check OPENAI_API_KEY.',
+      );
+    if (err.kind === 'aborted')
+      return new UserFacingError('turn_timeout', 'This request was cancelled before it finished.');
     return new UserFacingError('llm_error', 'The language model could not handle that request. Try rephrasing it.');
   }
   return new UserFacingError('internal', 'Something went wrong on my side while answering. The error has been logged.');
@@ -244,7 +326,11 @@ function sanitizeMessage(message: IncomingMessage): IncomingMessage {
     for (const [k, v] of Object.entries(message.command.options)) options[k] = clean(v);
     out.command = { name: message.command.name, options };
   }
-  if (message.action) out.action = { id: message.action.id, ...(message.action.value !== undefined ? { value: clean(message.action.value) } : {}) };
+  if (message.action)
+    out.action = {
+      id: message.action.id,
+      ...(message.action.value !== undefined ? { value: clean(message.action.value) } : {}),
+    };
   return out;
 }
 
@@ -255,7 +341,11 @@ function ownEntry<T>(map: Record<string, T>, key: string): T | undefined {
 
 function mergeExtensions(list: AgentExtension[]): Required<AgentExtension> {
   // Null-prototype maps: an action id or command name like `__proto__` or `toString` finds nothing.
-  const out: Required<AgentExtension> = { actions: Object.create(null) as Record<string, ActionHandler>, commands: Object.create(null) as Record<string, CommandHandler>, modes: Object.create(null) as Record<string, ModeDefinition> };
+  const out: Required<AgentExtension> = {
+    actions: Object.create(null) as Record<string, ActionHandler>,
+    commands: Object.create(null) as Record<string, CommandHandler>,
+    modes: Object.create(null) as Record<string, ModeDefinition>,
+  };
   for (const e of list) {
     Object.assign(out.actions, e.actions);
     Object.assign(out.commands, e.commands);

@@ -16,11 +16,16 @@ export interface CountedHistory {
  * turn computed it (the thread's stored counts cover its stored history); only the others are
  * tokenized.
  */
-export function trimCounted(messages: readonly ChatMessage[], maxTokens: number, known: readonly number[] = []): CountedHistory {
+export function trimCounted(
+  messages: readonly ChatMessage[],
+  maxTokens: number,
+  known: readonly number[] = [],
+): CountedHistory {
   const counts = messages.map((m, i) => known[i] ?? messageTokens(m));
   // The common case (a stored history, already trimmed, read back for the next request): it fits
   // and its shape is sound, so it is kept whole without grouping it into units.
-  if (counts.reduce((a, b) => a + b, 0) <= maxTokens && wellFormed(messages)) return { messages: [...messages], tokens: counts };
+  if (counts.reduce((a, b) => a + b, 0) <= maxTokens && wellFormed(messages))
+    return { messages: [...messages], tokens: counts };
   const units = toUnits(messages, (i) => counts[i]!);
   let total = units.reduce((sum, unit) => sum + unit.tokens, 0);
   const kept = units.map(() => true);
@@ -77,7 +82,12 @@ function toUnits(messages: readonly ChatMessage[], count: (index: number) => num
   const units: Unit[] = [];
   const add = (indexes: number[], pinned: boolean) => {
     const counts = indexes.map(count);
-    units.push({ messages: indexes.map((i) => messages[i]!), counts, tokens: counts.reduce((a, b) => a + b, 0), pinned });
+    units.push({
+      messages: indexes.map((i) => messages[i]!),
+      counts,
+      tokens: counts.reduce((a, b) => a + b, 0),
+      pinned,
+    });
   };
 
   let preamble = true; // still among the leading system/developer messages

@@ -17,16 +17,51 @@ export type Dialect = 'openai' | 'gemini';
 type Json = Record<string, unknown>;
 
 export const OPENAI_STRICT_KEYWORDS = new Set([
-  'type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf',
-  'description', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
-  'multipleOf', 'minItems', 'maxItems',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'anyOf',
+  'description',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
 ]);
 export const OPENAI_STRICT_FORMATS = new Set([
-  'date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid',
+  'date-time',
+  'time',
+  'date',
+  'duration',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'uuid',
 ]);
 export const GEMINI_KEYWORDS = new Set([
-  'type', 'format', 'description', 'nullable', 'enum', 'properties', 'required', 'items',
-  'minItems', 'maxItems', 'minimum', 'maximum', 'anyOf', 'propertyOrdering',
+  'type',
+  'format',
+  'description',
+  'nullable',
+  'enum',
+  'properties',
+  'required',
+  'items',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'anyOf',
+  'propertyOrdering',
 ]);
 
 export function toolParameters(schema: z.ZodType, dialect: Dialect): Json {

@@ -48,7 +48,10 @@ export function linkedSignal(parents: readonly (AbortSignal | undefined)[], time
   const timer =
     timeoutMs === undefined
       ? undefined
-      : setTimeout(() => own.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), timeoutMs).unref();
+      : setTimeout(
+          () => own.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+          timeoutMs,
+        ).unref();
   return {
     signal: own.signal,
     abort: (reason) => own.abort(reason),

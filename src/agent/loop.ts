@@ -37,7 +37,6 @@ export interface LoopInput {
   requireTerminal?: { nudge: string };
 }
 
-
 const FINAL_NOTE =
   'You have used all the steps and tool calls available for this message. Answer the user now with what you have; say briefly what you could not finish.';
 
@@ -61,7 +60,11 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     const offerCtx: OfferContext = input.ctx;
     const toolbox = offerTools ? await registry.offered(offerCtx, input.only) : new Map<string, OfferedTool>();
     const contexts = await registry.contexts(offerCtx);
-    const system = [...(toolbox.size || toolCalls.length ? [TOOL_FENCE_NOTE] : []), ...contexts, ...(extraSystem ? [extraSystem] : [])].map((c): ChatMessage => ({ role: 'system', content: c }));
+    const system = [
+      ...(toolbox.size || toolCalls.length ? [TOOL_FENCE_NOTE] : []),
+      ...contexts,
+      ...(extraSystem ? [extraSystem] : []),
+    ].map((c): ChatMessage => ({ role: 'system', content: c }));
     const started = performance.now();
     const completion = await llm.complete({
       messages: [...messages.slice(0, 1), ...system, ...messages.slice(1)],
@@ -134,12 +137,27 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
         const title = lastToolbox.get(call.name)?.tool.title ?? call.name;
         emit({ type: 'tool_call_start', callId: call.id, tool: call.name, title });
         if (i >= budget) {
-          return { ok: false, args: call.arguments, kind: 'failed', latencyMs: 0, code: { code: 'tool_failed' }, error: `Tool call limit (${limits.maxToolCalls} per message) reached; answer with what you have.` };
+          return {
+            ok: false,
+            args: call.arguments,
+            kind: 'failed',
+            latencyMs: 0,
+            code: { code: 'tool_failed' },
+            error: `Tool call limit (${limits.maxToolCalls} per message) reached; answer with what you have.`,
+          };
         }
         const own = toolEvents[i] as TurnEvent[];
         // Progress (`*_delta`: text as it is written) goes out live; a tool's result events follow its tool_result.
-        const toolEmit = (e: Extract<TurnEvent, { type: 'tool_event' }>) => (e.name.endsWith('_delta') ? emit(e) : own.push(e));
-        return runToolCall(call, lastToolbox, { ...input.ctx, signal: input.signal, emit: toolEmit }, limits.toolTimeoutMs, log, input.rateLimits);
+        const toolEmit = (e: Extract<TurnEvent, { type: 'tool_event' }>) =>
+          e.name.endsWith('_delta') ? emit(e) : own.push(e);
+        return runToolCall(
+          call,
+          lastToolbox,
+          { ...input.ctx, signal: input.signal, emit: toolEmit },
+          limits.toolTimeoutMs,
+          log,
+          input.rateLimits,
+        );
       }),
     );
 
@@ -149,10 +167,24 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       const summary = run.ok ? (run.output.summary ?? firstLine(run.output.content)) : run.error;
       emit({ type: 'tool_result', callId: call.id, tool: call.name, ok: run.ok, summary });
       toolEvents[i]?.forEach(emit);
-      toolCalls.push({ id: call.id, tool: call.name, arguments: run.args, ok: run.ok, summary, latencyMs: run.latencyMs, ...(run.ok ? {} : { error: run.code }) });
+      toolCalls.push({
+        id: call.id,
+        tool: call.name,
+        arguments: run.args,
+        ok: run.ok,
+        summary,
+        latencyMs: run.latencyMs,
+        ...(run.ok ? {} : { error: run.code }),
+      });
       log.info({ tool: call.name, ok: run.ok, latencyMs: run.latencyMs, kind: run.ok ? 'ok' : run.kind }, 'tool call');
       // Every result reaches the model fenced as data, whatever the tool: page text, imported rows and files are written by others.
-      messages.push({ role: 'tool', tool_call_id: call.id, content: run.ok ? fenceToolOutput(call.name, run.output.content) : fenceToolOutput(call.name, `Error: ${run.error}`, 'error') });
+      messages.push({
+        role: 'tool',
+        tool_call_id: call.id,
+        content: run.ok
+          ? fenceToolOutput(call.name, run.output.content)
+          : fenceToolOutput(call.name, `Error: ${run.error}`, 'error'),
+      });
       if (!run.ok) {
         toolErrors++;
         return;

@@ -49,7 +49,9 @@ export function systemPrompt(tenant: Tenant, message: IncomingMessage, now: Date
     'Answer concisely in Markdown. Use the tools when you need data; never invent figures, names or prices a tool did not give you.',
     'When a tool shows results to the user as cards or tables, do not repeat them item by item: summarise in a few sentences.',
     'If a tool fails, say briefly what you could not look up and answer with what you have.',
-    ...(ai.language ? [`Answer in ${languageName(ai.language)} unless the user writes in another language; then answer in theirs.`] : []),
+    ...(ai.language
+      ? [`Answer in ${languageName(ai.language)} unless the user writes in another language; then answer in theirs.`]
+      : []),
     ...(ai.tone ? [`Tone: ${ai.tone}.`] : []),
     ...(ai.instructions ? [ai.instructions] : []),
   ].join('\n');

@@ -45,7 +45,7 @@ export function createToolRegistry(tools: readonly AnyTool[], dialect: Dialect):
     async offered(ctx, only) {
       const candidates = only ? only.flatMap((n) => byName.get(n) ?? []) : tools;
       const decisions = await Promise.all(
-        candidates.map(async (tool) => ((await tool.offer?.(ctx)) ?? true ? tool : undefined)),
+        candidates.map(async (tool) => (((await tool.offer?.(ctx)) ?? true) ? tool : undefined)),
       );
       const result = new Map<string, OfferedTool>();
       for (const tool of decisions) {
@@ -86,7 +86,11 @@ export function parseArguments(raw: string, schema: z.ZodObject): ParsedArgument
     return { ok: false, error: `Arguments are not valid JSON (${truncate(raw, 80)}). Send one JSON object.` };
   }
   const forbidden = forbiddenKey(json);
-  if (forbidden) return { ok: false, error: `Invalid arguments: ${forbidden}: this key name is not allowed; send only the fields the tool describes.` };
+  if (forbidden)
+    return {
+      ok: false,
+      error: `Invalid arguments: ${forbidden}: this key name is not allowed; send only the fields the tool describes.`,
+    };
   const result = schema.safeParse(stripNulls(json));
   if (result.success) return { ok: true, value: result.data as Record<string, unknown> };
   const problems = result.error.issues
@@ -116,4 +120,3 @@ function forbiddenKey(value: unknown, path = ''): string | undefined {
   }
   return undefined;
 }
-

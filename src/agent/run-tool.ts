@@ -8,7 +8,14 @@ import type { ToolCallError } from '../contract/turn.js';
 
 export type ToolRun =
   | { ok: true; args: Record<string, unknown>; output: ToolOutput; latencyMs: number }
-  | { ok: false; args: unknown; error: string; kind: 'invalid' | 'unknown' | 'timeout' | 'failed' | 'limited'; latencyMs: number; code: ToolCallError };
+  | {
+      ok: false;
+      args: unknown;
+      error: string;
+      kind: 'invalid' | 'unknown' | 'timeout' | 'failed' | 'limited';
+      latencyMs: number;
+      code: ToolCallError;
+    };
 
 class ToolTimeout extends Error {}
 
@@ -31,12 +38,30 @@ export async function runToolCall(
   const entry = offered.get(call.name);
   if (!entry) {
     const names = [...offered.keys()].join(', ') || 'none';
-    return { ok: false, args: call.arguments, kind: 'unknown', latencyMs: 0, code: { code: 'unknown_tool' }, error: `Unknown tool "${call.name}". Available tools: ${names}.` };
+    return {
+      ok: false,
+      args: call.arguments,
+      kind: 'unknown',
+      latencyMs: 0,
+      code: { code: 'unknown_tool' },
+      error: `Unknown tool "${call.name}". Available tools: ${names}.`,
+    };
   }
   const parsed = parseArguments(call.arguments, entry.schema);
-  if (!parsed.ok) return { ok: false, args: call.arguments, kind: 'invalid', error: parsed.error, latencyMs: 0, code: { code: 'validation_failed' } };
+  if (!parsed.ok)
+    return {
+      ok: false,
+      args: call.arguments,
+      kind: 'invalid',
+      error: parsed.error,
+      latencyMs: 0,
+      code: { code: 'validation_failed' },
+    };
 
-  const decision = await limits.tool({ tenantId: ctx.tenant.id, platform: ctx.message.platform, userId: ctx.message.userId, role: ctx.message.role }, call.name);
+  const decision = await limits.tool(
+    { tenantId: ctx.tenant.id, platform: ctx.message.platform, userId: ctx.message.userId, role: ctx.message.role },
+    call.name,
+  );
   if (!decision.ok) {
     if (decision.reason === 'unavailable') {
       return {
@@ -50,7 +75,10 @@ export async function runToolCall(
     }
     const at = new Date(decision.resetAt);
     const who = decision.role === 'guest' ? 'guests' : 'members';
-    log.info({ tool: call.name, role: decision.role, limit: decision.limit, resetAt: decision.resetAt }, 'tool call refused by its rate limit');
+    log.info(
+      { tool: call.name, role: decision.role, limit: decision.limit, resetAt: decision.resetAt },
+      'tool call refused by its rate limit',
+    );
     return {
       ok: false,
       args: parsed.value,
@@ -78,9 +106,24 @@ export async function runToolCall(
     return { ok: true, args: parsed.value, output, latencyMs: elapsed() };
   } catch (err) {
     if (err instanceof ToolTimeout) {
-      return { ok: false, args: parsed.value, kind: 'timeout', latencyMs: elapsed(), code: { code: 'tool_timeout' }, error: `The tool timed out after ${timeoutMs} ms. Try a narrower request, or answer without it.` };
+      return {
+        ok: false,
+        args: parsed.value,
+        kind: 'timeout',
+        latencyMs: elapsed(),
+        code: { code: 'tool_timeout' },
+        error: `The tool timed out after ${timeoutMs} ms. Try a narrower request, or answer without it.`,
+      };
     }
-    if (err instanceof ToolError) return { ok: false, args: parsed.value, kind: 'invalid', error: err.message, latencyMs: elapsed(), code: { code: 'validation_failed' } };
+    if (err instanceof ToolError)
+      return {
+        ok: false,
+        args: parsed.value,
+        kind: 'invalid',
+        error: err.message,
+        latencyMs: elapsed(),
+        code: { code: 'validation_failed' },
+      };
     log.error({ err, tool: call.name }, 'tool failed');
     return {
       ok: false,
@@ -88,7 +131,8 @@ export async function runToolCall(
       kind: 'failed',
       latencyMs: elapsed(),
       code: { code: 'tool_failed' },
-      error: 'The tool failed with an internal error. Do not retry it; tell the user this lookup is unavailable right now.',
+      error:
+        'The tool failed with an internal error. Do not retry it; tell the user this lookup is unavailable right now.',
     };
   } finally {
     clearTimeout(timer);

@@ -22,7 +22,11 @@ export interface ThreadLock {
 
 /** The two commands the lock needs; a node-redis v5 client satisfies it. */
 export interface LockRedis {
-  set(key: string, value: string, options: { condition: 'NX'; expiration: { type: 'PX'; value: number } }): Promise<unknown>;
+  set(
+    key: string,
+    value: string,
+    options: { condition: 'NX'; expiration: { type: 'PX'; value: number } },
+  ): Promise<unknown>;
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
 
@@ -44,7 +48,10 @@ export interface ThreadLockOptions {
 const NEVER_LOST = new AbortController().signal;
 
 export class ThreadLockTimeoutError extends Error {
-  constructor(readonly key: string, waitedMs: number) {
+  constructor(
+    readonly key: string,
+    waitedMs: number,
+  ) {
     super(`thread ${key} stayed busy for ${waitedMs} ms`);
     this.name = 'ThreadLockTimeoutError';
   }
@@ -135,7 +142,10 @@ export function createThreadLock(source?: KvStore | LockRedis | null, options: T
         o.log.warn({ err, lock: lockKey }, 'could not renew the thread lock; retrying');
         return;
       }
-      o.log.error({ err, lock: lockKey }, 'could not renew the thread lock for a whole lease; another turn may now overlap it');
+      o.log.error(
+        { err, lock: lockKey },
+        'could not renew the thread lock for a whole lease; another turn may now overlap it',
+      );
       lease.lost.abort(new Error('thread lock lost'));
     }
   }

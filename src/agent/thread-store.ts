@@ -25,7 +25,8 @@ export interface ThreadStoreOptions {
  * tool messages that lost their pair.
  */
 const ROLES: ReadonlySet<unknown> = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
-const isMessage = (m: unknown) => typeof m === 'object' && m !== null && !Array.isArray(m) && ROLES.has((m as { role?: unknown }).role);
+const isMessage = (m: unknown) =>
+  typeof m === 'object' && m !== null && !Array.isArray(m) && ROLES.has((m as { role?: unknown }).role);
 /**
  * Checked in place with one loop (so are the counts beside it): a history is a hundred messages
  * or more, and a schema per element (copying each message, as a loose object does) was a tenth of
@@ -36,7 +37,9 @@ const storedHistory = z.custom<ChatMessage[]>((h) => Array.isArray(h) && h.every
 });
 const storedState = z.object({
   history: storedHistory,
-  historyTokens: z.custom<number[]>((c) => Array.isArray(c) && c.every((n) => Number.isSafeInteger(n) && n >= 0)).optional(),
+  historyTokens: z
+    .custom<number[]>((c) => Array.isArray(c) && c.every((n) => Number.isSafeInteger(n) && n >= 0))
+    .optional(),
   tools: z.record(z.string(), z.unknown()).default({}),
   cache: z.record(z.string(), z.object({ value: z.unknown(), expiresAt: z.number() })).default({}),
   mode: z.object({ name: z.string(), data: z.record(z.string(), z.unknown()).optional() }).optional(),

@@ -79,7 +79,15 @@ export const READ_FUNCTIONS = {
     limit: 'integer?',
   },
   // The one write a tool makes (append-only, into the tenant's own business): take_message.
-  take_message: { tenant_id: 'uuid', name: 'text', contact: 'text', message: 'text', platform: 'text', user_id: 'text', business_id: 'uuid?' },
+  take_message: {
+    tenant_id: 'uuid',
+    name: 'text',
+    contact: 'text',
+    message: 'text',
+    platform: 'text',
+    user_id: 'text',
+    business_id: 'uuid?',
+  },
 } as const;
 
 /** Maintenance functions for the import, embedding and migration CLIs; not for tools. */
@@ -107,7 +115,13 @@ export const ADMIN_FUNCTIONS = {
   },
   // Several turns' rows at once (see src/data/ledger-writer.ts): a JSON array of record_turn_usage's arguments.
   record_turn_usages: { rows: 'jsonb' },
-  usage_totals: { tenant: 'text', from: 'timestamp with time zone', to: 'timestamp with time zone', user_id: 'text?', thread_id: 'text?' },
+  usage_totals: {
+    tenant: 'text',
+    from: 'timestamp with time zone',
+    to: 'timestamp with time zone',
+    user_id: 'text?',
+    thread_id: 'text?',
+  },
   usage_by_day: { from: 'timestamp with time zone', to: 'timestamp with time zone' },
   // The admin HTTP API's policies and FAQs (by the business in the path).
   admin_business: { business_id: 'uuid' },
@@ -115,7 +129,14 @@ export const ADMIN_FUNCTIONS = {
   admin_save_policy: { business_id: 'uuid', id: 'uuid?', topic: 'text?', title: 'text?', content: 'text?' },
   admin_delete_policy: { business_id: 'uuid', id: 'uuid' },
   admin_list_faqs: { business_id: 'uuid', topic: 'text?' },
-  admin_save_faq: { business_id: 'uuid', id: 'uuid?', topic: 'text?', question: 'text?', answer: 'text?', tags: 'text[]?' },
+  admin_save_faq: {
+    business_id: 'uuid',
+    id: 'uuid?',
+    topic: 'text?',
+    question: 'text?',
+    answer: 'text?',
+    tags: 'text[]?',
+  },
   admin_delete_faq: { business_id: 'uuid', id: 'uuid' },
   // Slack installations (OAuth) and workspaces waiting for a tenant (TENANT_MODE=strict).
   slack_save_installation: {

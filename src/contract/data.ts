@@ -52,7 +52,9 @@ export interface DataPort {
 }
 
 /** The read functions that belong to one tenant: those with a `tenant_id` argument. */
-export type TenantFunctionName = { [F in ReadFunctionName]: ReadFunctionArgs[F] extends { tenant_id: string } ? F : never }[ReadFunctionName];
+export type TenantFunctionName = {
+  [F in ReadFunctionName]: ReadFunctionArgs[F] extends { tenant_id: string } ? F : never;
+}[ReadFunctionName];
 export type TenantArgs<F extends TenantFunctionName> = Omit<ReadFunctionArgs[F], 'tenant_id'>;
 
 /**
@@ -64,17 +66,26 @@ export interface TenantDataPort {
   readonly kind: DataPort['kind'];
   readonly vectorsAvailable: boolean;
   // A property, not a method: checked strictly, so a whole DataPort cannot pass for a tenant's.
-  call: <F extends TenantFunctionName, S extends z.ZodType>(fn: F, args: TenantArgs<F>, row: S) => Promise<z.infer<S>[]>;
+  call: <F extends TenantFunctionName, S extends z.ZodType>(
+    fn: F,
+    args: TenantArgs<F>,
+    row: S,
+  ) => Promise<z.infer<S>[]>;
 }
 
 /** Binds `port` to one tenant; a `tenant_id` in the arguments (a JS caller, a cast) is refused. */
-export function scopeToTenant(port: Pick<DataPort, 'kind' | 'vectorsAvailable' | 'call'>, tenantId: string): TenantDataPort {
+export function scopeToTenant(
+  port: Pick<DataPort, 'kind' | 'vectorsAvailable' | 'call'>,
+  tenantId: string,
+): TenantDataPort {
   return {
     kind: port.kind,
     vectorsAvailable: port.vectorsAvailable,
     call(fn, args, row) {
       if (Object.hasOwn(args, 'tenant_id')) {
-        return Promise.reject(new DataError(fn, `${fn}: the tenant comes from the turn, not from the arguments`, { code: 'invalid_input' }));
+        return Promise.reject(
+          new DataError(fn, `${fn}: the tenant comes from the turn, not from the arguments`, { code: 'invalid_input' }),
+        );
       }
       return port.call(fn, { ...args, tenant_id: tenantId } as unknown as ReadFunctionArgs[typeof fn], row);
     },

@@ -40,7 +40,8 @@ export function messageTokens(message: ChatMessage): number {
           ? countTokens(call.function.name) + countTokens(call.function.arguments)
           : countTokens(call.custom.name) + countTokens(call.custom.input);
     }
-    if (message.function_call) tokens += countTokens(message.function_call.name) + countTokens(message.function_call.arguments);
+    if (message.function_call)
+      tokens += countTokens(message.function_call.name) + countTokens(message.function_call.arguments);
   }
   return tokens;
 }

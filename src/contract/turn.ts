@@ -101,7 +101,11 @@ export class UserFacingError extends Error {
     super(message, options);
     this.name = 'UserFacingError';
     const { resetAt, limit, remaining, notify } = options ?? {};
-    this.details = { ...(resetAt ? { resetAt } : {}), ...(limit !== undefined ? { limit } : {}), ...(remaining !== undefined ? { remaining } : {}) };
+    this.details = {
+      ...(resetAt ? { resetAt } : {}),
+      ...(limit !== undefined ? { limit } : {}),
+      ...(remaining !== undefined ? { remaining } : {}),
+    };
     this.notify = notify !== false;
   }
   /** When a refusal ends (a budget's next period, a rate limit's window) and what refused. */

@@ -29,7 +29,11 @@ export interface EmbedMissingOptions {
 }
 
 /** Computes the embeddings every campaign lacks (the whole campaign, then its copy alone). Returns how many vectors were stored. */
-export async function embedMissing(port: AdminDataPort, embed: EmbedFn, opts: EmbedMissingOptions = {}): Promise<number> {
+export async function embedMissing(
+  port: AdminDataPort,
+  embed: EmbedFn,
+  opts: EmbedMissingOptions = {},
+): Promise<number> {
   if (!port.vectorsAvailable) return 0;
   const dims = port.embeddingDimensions;
   const tenants = opts.tenantId
@@ -69,13 +73,26 @@ export async function embedMissing(port: AdminDataPort, embed: EmbedFn, opts: Em
     }
     // The ad copy alone, for semantic_search's embedding_field "campaign_text".
     for (;;) {
-      const rows = await port.admin('campaigns_missing_text_embeddings', { tenant_id: tenantId, limit: batchSize }, z.object({ id: z.string(), campaign_text: z.string() }));
+      const rows = await port.admin(
+        'campaigns_missing_text_embeddings',
+        { tenant_id: tenantId, limit: batchSize },
+        z.object({ id: z.string(), campaign_text: z.string() }),
+      );
       if (rows.length === 0) break;
-      const vectors = await embed(rows.map((r) => r.campaign_text.slice(0, 6_000)), opts.signal);
+      const vectors = await embed(
+        rows.map((r) => r.campaign_text.slice(0, 6_000)),
+        opts.signal,
+      );
       if (vectors.length !== rows.length || vectors.some((v) => v.length !== dims)) {
-        throw new Error(`the embedding endpoint returned ${vectors.length} vectors (of ${vectors[0]?.length ?? 0} dimensions) for ${rows.length} texts; the database stores ${dims}`);
+        throw new Error(
+          `the embedding endpoint returned ${vectors.length} vectors (of ${vectors[0]?.length ?? 0} dimensions) for ${rows.length} texts; the database stores ${dims}`,
+        );
       }
-      const [res] = await port.admin('set_campaign_text_embeddings', { tenant_id: tenantId, items: rows.map((r, i) => ({ id: r.id, embedding: vectors[i] })) }, z.object({ updated: z.number() }));
+      const [res] = await port.admin(
+        'set_campaign_text_embeddings',
+        { tenant_id: tenantId, items: rows.map((r, i) => ({ id: r.id, embedding: vectors[i] })) },
+        z.object({ updated: z.number() }),
+      );
       stored += res?.updated ?? 0;
       if (!res || res.updated === 0) break;
     }

@@ -37,9 +37,7 @@ export interface DataPortOptions {
 /** Which transport a configuration selects: Supabase, Postgres, or the embedded PGlite. */
 export function dataSourceKind(config: Config): TransportKind {
   if (config.DATABASE_URL && config.SUPABASE_URL) {
-    throw new ConfigError([
-      'DATABASE_URL and SUPABASE_URL are both set; choose one data source (unset the other)',
-    ]);
+    throw new ConfigError(['DATABASE_URL and SUPABASE_URL are both set; choose one data source (unset the other)']);
   }
   if (config.SUPABASE_URL) return 'supabase';
   if (config.DATABASE_URL) return 'postgres';
@@ -60,7 +58,7 @@ async function checkSchema(transport: Transport, config: Config): Promise<{ vect
   const target = transport.kind === 'supabase' ? config.SUPABASE_URL : config.DATABASE_URL;
   const howToMigrate =
     transport.kind === 'supabase'
-      ? 'Apply the migrations with `supabase db push` (or `npm run db:migrate` with DATABASE_URL set to the project\'s connection string).'
+      ? "Apply the migrations with `supabase db push` (or `npm run db:migrate` with DATABASE_URL set to the project's connection string)."
       : 'Run `npm run db:migrate`.';
   let raw: unknown[];
   try {
@@ -68,7 +66,9 @@ async function checkSchema(transport: Transport, config: Config): Promise<{ vect
   } catch (err) {
     const error = toDataError('schema_info', err);
     if (error.code === 'not_migrated') {
-      throw new ConfigError([`${setting}: the database at ${host(target ?? '')} has no Switchboard schema. ${howToMigrate}`]);
+      throw new ConfigError([
+        `${setting}: the database at ${host(target ?? '')} has no Switchboard schema. ${howToMigrate}`,
+      ]);
     }
     const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
     throw new ConfigError([`${setting}: cannot query the database at ${host(target ?? '')}: ${reason}`]);
@@ -109,7 +109,11 @@ export async function openDataPort(config: Config, log: Logger, opts: DataPortOp
     // A new directory starts from the migrated template when it fits (skips initdb); see pglite-template.ts.
     const fromTemplate =
       dir !== undefined
-        ? await createFromTemplate(dir, { embeddingDimensions: config.EMBEDDING_DIMENSIONS, schemaVersion: SCHEMA_VERSION }, log)
+        ? await createFromTemplate(
+            dir,
+            { embeddingDimensions: config.EMBEDDING_DIMENSIONS, schemaVersion: SCHEMA_VERSION },
+            log,
+          )
         : false;
     const sql = await openPglite(dir);
     try {
@@ -140,7 +144,8 @@ export async function openDataPort(config: Config, log: Logger, opts: DataPortOp
       ...(opts.tenantCacheMs !== undefined ? { tenantCacheMs: opts.tenantCacheMs } : {}),
     });
     if (!vectors) log.info({ transport: kind }, 'pgvector is not installed: semantic search falls back to full-text');
-    if (fresh && opts.seedDemo !== false) await seedDemo(port, { log, ...(opts.demoAnchor ? { anchor: opts.demoAnchor } : {}) });
+    if (fresh && opts.seedDemo !== false)
+      await seedDemo(port, { log, ...(opts.demoAnchor ? { anchor: opts.demoAnchor } : {}) });
     await reportEmbeddings(port, config, log, fresh ? opts.embed : undefined);
     if (!(fresh && opts.seedDemo !== false)) await hintIfEmpty(port, log);
     return port;
@@ -170,7 +175,12 @@ async function hintIfEmpty(port: AdminDataPort, log: Logger): Promise<void> {
  * On a fresh embedded database, embeds the demo campaigns when an embedding model is
  * configured; otherwise says how many campaigns still lack embeddings. Never fatal.
  */
-async function reportEmbeddings(port: AdminDataPort, config: Config, log: Logger, embed: EmbedFn | undefined): Promise<void> {
+async function reportEmbeddings(
+  port: AdminDataPort,
+  config: Config,
+  log: Logger,
+  embed: EmbedFn | undefined,
+): Promise<void> {
   if (!port.vectorsAvailable || !config.EMBEDDING_MODEL) return;
   try {
     const tenant = await port.defaultTenant();
@@ -204,7 +214,9 @@ export async function tenantFor(
   orgId?: string,
 ): Promise<Tenant | null> {
   if (workspaceId === 'default') return port.defaultTenant();
-  const mapped = (await port.resolveTenant(platform, workspaceId)) ?? (orgId && orgId !== workspaceId ? await port.resolveTenant(platform, orgId) : null);
+  const mapped =
+    (await port.resolveTenant(platform, workspaceId)) ??
+    (orgId && orgId !== workspaceId ? await port.resolveTenant(platform, orgId) : null);
   if (mapped) return mapped;
   if (mode === 'strict' && platform !== 'http' && platform !== 'console') return null;
   return port.defaultTenant();

@@ -219,21 +219,53 @@ export const tenantListRow = z.object({ id: uuid, slug: text, name: text, is_def
 /** The row schema of every catalogued function (tests check each against real output). */
 /** bigint sums arrive as strings from `pg`, numbers elsewhere. */
 const count = z.coerce.number().int().nonnegative();
-export const availabilityRow = z.object({ business_id: uuid, timezone: text, slot_start: text, slot_local: text, duration_minutes: z.number().int() });
+export const availabilityRow = z.object({
+  business_id: uuid,
+  timezone: text,
+  slot_start: text,
+  slot_local: text,
+  duration_minutes: z.number().int(),
+});
 export const takenMessageRow = z.object({ message_id: uuid, business_id: uuid, created_at: text });
 
 export const adminBusinessRow = z.object({ business_id: uuid, tenant_id: uuid, slug: text, name: text });
-export const adminPolicyRow = z.object({ id: uuid, business_id: uuid, topic: text, title: text, content: text, updated_at: text });
-export const adminFaqRow = z.object({ id: uuid, business_id: uuid, topic: text, question: text, answer: text, tags: z.array(z.string()), updated_at: text });
+export const adminPolicyRow = z.object({
+  id: uuid,
+  business_id: uuid,
+  topic: text,
+  title: text,
+  content: text,
+  updated_at: text,
+});
+export const adminFaqRow = z.object({
+  id: uuid,
+  business_id: uuid,
+  topic: text,
+  question: text,
+  answer: text,
+  tags: z.array(z.string()),
+  updated_at: text,
+});
 export const deletedRow = z.object({ id: uuid });
 
 /** One group of aggregate_campaigns: its value (null: none), its count, and the totals of the whole result. */
 export const aggregationRow = z.object({ value: z.string().nullable(), campaigns: count, total: count, groups: count });
 export type AggregationRow = z.infer<typeof aggregationRow>;
 export const usageTotalsRow = z.object({ prompt_tokens: count, completion_tokens: count, turns: count });
-export const usageByDayRow = z.object({ tenant: z.string(), day: z.string(), prompt_tokens: count, completion_tokens: count, turns: count });
+export const usageByDayRow = z.object({
+  tenant: z.string(),
+  day: z.string(),
+  prompt_tokens: count,
+  completion_tokens: count,
+  turns: count,
+});
 
-export const savedInstallationRow = z.object({ installation_key: text, workspace_id: text, tenant_slug: text.nullable(), pending: z.boolean() });
+export const savedInstallationRow = z.object({
+  installation_key: text,
+  workspace_id: text,
+  tenant_slug: text.nullable(),
+  pending: z.boolean(),
+});
 export const installationSecretRow = z.object({ installation_key: text, secret: text });
 export const installationKeyRow = z.object({ installation_key: text });
 export const installationListRow = z.object({
@@ -249,7 +281,13 @@ export const installationListRow = z.object({
   installed_at: text,
   updated_at: text,
 });
-export const workspaceRequestRow = z.object({ platform: text, workspace_id: text, name: text.nullable(), requested_by: text.nullable(), requested_at: text });
+export const workspaceRequestRow = z.object({
+  platform: text,
+  workspace_id: text,
+  name: text.nullable(),
+  requested_by: text.nullable(),
+  requested_at: text,
+});
 export const workspaceDecisionRow = z.object({ platform: text, workspace_id: text, tenant_slug: text.nullable() });
 
 export const ROW_SCHEMAS = {

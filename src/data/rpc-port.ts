@@ -9,7 +9,14 @@ import {
   type AdminFunctionName,
   type SqlFunctionName,
 } from '../contract/catalogue.js';
-import { DataError, scopeToTenant, type DataErrorCode, type DataPort, type Tenant, type UsageRow } from '../contract/data.js';
+import {
+  DataError,
+  scopeToTenant,
+  type DataErrorCode,
+  type DataPort,
+  type Tenant,
+  type UsageRow,
+} from '../contract/data.js';
 import { createLedgerWriter } from './ledger-writer.js';
 import { ROW_SCHEMAS, tenantRow, usageTotalsRow } from './rows.js';
 import { sqlStateOf, type RpcOptions, type Transport } from './transports/types.js';
@@ -146,7 +153,8 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
   const write = { discardRows: true };
   const ledger = createLedgerWriter({
     one: async (row) => void (await invoke('record_turn_usage', usageArgs(row), ROW_SCHEMAS.record_turn_usage, write)),
-    many: async (rows) => void (await invoke('record_turn_usages', { rows: rows.map(usageArgs) }, ROW_SCHEMAS.record_turn_usages, write)),
+    many: async (rows) =>
+      void (await invoke('record_turn_usages', { rows: rows.map(usageArgs) }, ROW_SCHEMAS.record_turn_usages, write)),
   });
 
   const port: AdminDataPort = {
@@ -158,7 +166,9 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
     call(fn, args, row) {
       // The type system already says so; this keeps a cast or a JS caller honest.
       if (!isReadFunction(fn)) {
-        return Promise.reject(new DataError(String(fn), `Unknown data function "${String(fn)}"`, { code: 'invalid_input' }));
+        return Promise.reject(
+          new DataError(String(fn), `Unknown data function "${String(fn)}"`, { code: 'invalid_input' }),
+        );
       }
       return invoke(fn, args, row);
     },
@@ -169,7 +179,9 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
 
     admin(fn, args, row) {
       if (!isSqlFunction(fn) || isReadFunction(fn)) {
-        return Promise.reject(new DataError(String(fn), `Unknown admin function "${String(fn)}"`, { code: 'invalid_input' }));
+        return Promise.reject(
+          new DataError(String(fn), `Unknown admin function "${String(fn)}"`, { code: 'invalid_input' }),
+        );
       }
       return invoke(fn, args, row, { unbounded: true });
     },
@@ -181,10 +193,18 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
     async usageTotals(q) {
       const [row] = await invoke(
         'usage_totals',
-        { tenant: q.tenant, from: q.from.toISOString(), to: q.to.toISOString(), user_id: q.userId ?? null, thread_id: q.threadId ?? null },
+        {
+          tenant: q.tenant,
+          from: q.from.toISOString(),
+          to: q.to.toISOString(),
+          user_id: q.userId ?? null,
+          thread_id: q.threadId ?? null,
+        },
         usageTotalsRow,
       );
-      return row ? { promptTokens: row.prompt_tokens, completionTokens: row.completion_tokens, turns: row.turns } : null;
+      return row
+        ? { promptTokens: row.prompt_tokens, completionTokens: row.completion_tokens, turns: row.turns }
+        : null;
     },
 
     resolveTenant(platform, workspaceId) {

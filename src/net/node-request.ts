@@ -10,7 +10,11 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
  * answered in time fails like a network error, with one timer cleared when the call ends (an
  * `AbortSignal.timeout` per call would live for the whole timeout).
  */
-export function createNodeRequester(): (url: URL, init: RequestInit & { body?: string | null }, deadline?: { ms: number; message: string }) => Promise<IncomingMessage> {
+export function createNodeRequester(): (
+  url: URL,
+  init: RequestInit & { body?: string | null },
+  deadline?: { ms: number; message: string },
+) => Promise<IncomingMessage> {
   const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
   return (url, init, deadline) => {
     const secure = url.protocol === 'https:';
@@ -21,7 +25,12 @@ export function createNodeRequester(): (url: URL, init: RequestInit & { body?: s
     return new Promise<IncomingMessage>((resolve, reject) => {
       const req = (secure ? httpsRequest : httpRequest)(
         url,
-        { method: init.method ?? 'GET', headers, agent: secure ? agents.https : agents.http, ...(init.signal ? { signal: init.signal } : {}) },
+        {
+          method: init.method ?? 'GET',
+          headers,
+          agent: secure ? agents.https : agents.http,
+          ...(init.signal ? { signal: init.signal } : {}),
+        },
         resolve,
       );
       if (deadline) {
@@ -36,7 +45,9 @@ export function createNodeRequester(): (url: URL, init: RequestInit & { body?: s
 
 /** Whether `fetch(input, init)` can go through the requester: a URL (not a Request) and a string body or none. */
 export function isPlainCall(input: unknown, init: RequestInit): init is RequestInit & { body?: string | null } {
-  return !(input instanceof Request) && (init.body === undefined || init.body === null || typeof init.body === 'string');
+  return (
+    !(input instanceof Request) && (init.body === undefined || init.body === null || typeof init.body === 'string')
+  );
 }
 
 function plainHeaders(h: RequestInit['headers']): Record<string, string> {

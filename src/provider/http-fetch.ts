@@ -15,6 +15,10 @@ export function createHttpFetch(): typeof fetch {
     const status = res.statusCode ?? 0;
     const noBody = status === 204 || status === 304 || init.method === 'HEAD';
     if (noBody) res.resume();
-    return new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, statusText: res.statusMessage ?? '', headers: responseHeaders(res.headers) });
+    return new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), {
+      status,
+      statusText: res.statusMessage ?? '',
+      headers: responseHeaders(res.headers),
+    });
   };
 }

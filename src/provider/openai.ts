@@ -53,7 +53,13 @@ export function openAIClient(opts: {
 export function createLlmClient(config: Config, log: Logger): LlmClient {
   requireLlm(config);
   const llmLog = log.child({ component: 'llm' });
-  const { openai, fail } = openAIClient({ apiKey: config.OPENAI_API_KEY, baseURL: config.OPENAI_BASE_URL, timeoutMs: config.OPENAI_TIMEOUT_MS, maxRetries: config.OPENAI_MAX_RETRIES, log: llmLog });
+  const { openai, fail } = openAIClient({
+    apiKey: config.OPENAI_API_KEY,
+    baseURL: config.OPENAI_BASE_URL,
+    timeoutMs: config.OPENAI_TIMEOUT_MS,
+    maxRetries: config.OPENAI_MAX_RETRIES,
+    log: llmLog,
+  });
   const embedder = new Embedder(openai, config, fail);
 
   return {
@@ -71,7 +77,8 @@ export function createLlmClient(config: Config, log: Logger): LlmClient {
         // The caller's own onText failed: not an LLM problem, so hand it back untouched.
         if (err instanceof CallbackError) throw err.cause;
         // Once the caller has cancelled, whatever broke on the way out is just the cancellation.
-        if (req.signal?.aborted) throw new LlmError('aborted', 'the LLM request was cancelled', undefined, { cause: err });
+        if (req.signal?.aborted)
+          throw new LlmError('aborted', 'the LLM request was cancelled', undefined, { cause: err });
         throw fail(err);
       }
     },
@@ -103,8 +110,14 @@ async function streamCompletion(openai: OpenAI, config: Config, req: CompletionR
   const idle = new IdleTimer(config.OPENAI_TIMEOUT_MS);
   const signal = req.signal ? AbortSignal.any([req.signal, idle.signal]) : idle.signal;
   try {
-    const stream = await openai.chat.completions.create(buildChatParams(req.model ?? config.OPENAI_MODEL, req), { signal, ...(req.maxRetries !== undefined ? { maxRetries: req.maxRetries } : {}) });
-    const assembler = new StreamAssembler(req.onText && guardCallback(req.onText), req.onReasoning && guardCallback(req.onReasoning));
+    const stream = await openai.chat.completions.create(buildChatParams(req.model ?? config.OPENAI_MODEL, req), {
+      signal,
+      ...(req.maxRetries !== undefined ? { maxRetries: req.maxRetries } : {}),
+    });
+    const assembler = new StreamAssembler(
+      req.onText && guardCallback(req.onText),
+      req.onReasoning && guardCallback(req.onReasoning),
+    );
     idle.start();
     for await (const chunk of stream) {
       idle.start();
@@ -174,9 +187,16 @@ class IdleTimer {
  * fallback and shape checks as the running app's client. Null when EMBEDDING_MODEL is unset or
  * no endpoint is configured.
  */
-export function createEmbedder(config: Config): ((texts: string[], signal?: AbortSignal) => Promise<number[][]>) | null {
+export function createEmbedder(
+  config: Config,
+): ((texts: string[], signal?: AbortSignal) => Promise<number[][]>) | null {
   if (!config.EMBEDDING_MODEL || (!config.OPENAI_API_KEY && !config.OPENAI_BASE_URL)) return null;
-  const { openai, fail } = openAIClient({ apiKey: config.OPENAI_API_KEY, baseURL: config.OPENAI_BASE_URL, timeoutMs: config.OPENAI_TIMEOUT_MS, maxRetries: config.OPENAI_MAX_RETRIES });
+  const { openai, fail } = openAIClient({
+    apiKey: config.OPENAI_API_KEY,
+    baseURL: config.OPENAI_BASE_URL,
+    timeoutMs: config.OPENAI_TIMEOUT_MS,
+    maxRetries: config.OPENAI_MAX_RETRIES,
+  });
   const embedder = new Embedder(openai, config, fail);
   return (texts, signal) => embedder.embed(texts, signal);
 }

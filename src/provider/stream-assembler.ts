@@ -98,7 +98,8 @@ export class StreamAssembler {
     };
     if (this.refusal) completion.refusal = this.refusal;
     if (this.usage) completion.usage = this.usage;
-    if (this.reasoning && this.reasoningField) completion.reasoning = { text: this.reasoning, field: this.reasoningField };
+    if (this.reasoning && this.reasoningField)
+      completion.reasoning = { text: this.reasoning, field: this.reasoningField };
     return completion;
   }
 
@@ -136,7 +137,8 @@ export class StreamAssembler {
     if (name && name !== slot.name) slot.name += name;
     const args = delta.function?.arguments;
     if (args) slot.arguments += args;
-    if (delta.extra_content && typeof delta.extra_content === 'object') slot.extra = { ...slot.extra, ...delta.extra_content };
+    if (delta.extra_content && typeof delta.extra_content === 'object')
+      slot.extra = { ...slot.extra, ...delta.extra_content };
   }
 
   /** Finds the call a delta belongs to, or starts a new one. */
@@ -167,7 +169,11 @@ export class StreamAssembler {
 }
 
 /** Assembles a whole stream at once; handy for tests and non-streaming replays. */
-export function assembleChunks(chunks: Iterable<ChunkLike>, onText?: (delta: string) => void, onReasoning?: (delta: string) => void): Completion {
+export function assembleChunks(
+  chunks: Iterable<ChunkLike>,
+  onText?: (delta: string) => void,
+  onReasoning?: (delta: string) => void,
+): Completion {
   const assembler = new StreamAssembler(onText, onReasoning);
   for (const chunk of chunks) assembler.push(chunk);
   return assembler.result();

@@ -50,7 +50,10 @@ export function renderTable(columns: string[], rows: string[][], caption?: strin
   const clean = (s: string) => s.replaceAll('\n', ' ');
   const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => clean(r[i] ?? '').length)));
   const line = (cells: string[]) =>
-    cells.map((c, i) => clean(c).padEnd(widths[i] ?? 0)).join(' │ ').trimEnd();
+    cells
+      .map((c, i) => clean(c).padEnd(widths[i] ?? 0))
+      .join(' │ ')
+      .trimEnd();
   const out = [line(columns), widths.map((w) => '─'.repeat(w)).join('─┼─'), ...rows.map(line)];
   if (caption) out.unshift(caption);
   return out.join('\n');

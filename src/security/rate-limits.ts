@@ -36,8 +36,17 @@ const toolLimitSchema = z
   .object({
     guest: z.number().int().min(0),
     member: z.number().int().min(0),
-    windowHours: z.number().positive().max(24 * 31).optional(),
-    windowSeconds: z.number().int().positive().max(31 * 86_400).optional(),
+    windowHours: z
+      .number()
+      .positive()
+      .max(24 * 31)
+      .optional(),
+    windowSeconds: z
+      .number()
+      .int()
+      .positive()
+      .max(31 * 86_400)
+      .optional(),
   })
   .strict()
   .nullable();
@@ -67,7 +76,11 @@ export function parseToolLimits(json: string | undefined): Record<string, ToolLi
       delete out[tool];
       continue;
     }
-    const windowSeconds = limit.windowSeconds ?? (limit.windowHours ? Math.round(limit.windowHours * 3600) : (DEFAULT_TOOL_LIMITS[tool]?.windowSeconds ?? FIVE_HOURS));
+    const windowSeconds =
+      limit.windowSeconds ??
+      (limit.windowHours
+        ? Math.round(limit.windowHours * 3600)
+        : (DEFAULT_TOOL_LIMITS[tool]?.windowSeconds ?? FIVE_HOURS));
     out[tool] = { guest: limit.guest, member: limit.member, windowSeconds };
   }
   return out;
@@ -82,10 +95,20 @@ export interface LimitSubject {
 
 export type ToolDecision =
   | { ok: true }
-  | { ok: false; reason: 'limited'; limit: number; remaining: 0; resetAt: string; windowSeconds: number; role: UserRole }
+  | {
+      ok: false;
+      reason: 'limited';
+      limit: number;
+      remaining: 0;
+      resetAt: string;
+      windowSeconds: number;
+      role: UserRole;
+    }
   | { ok: false; reason: 'unavailable' };
 
-export type MessageDecision = { ok: true } | { ok: false; limit: number; remaining: 0; resetAt: string; retryAfterSeconds: number; notify: boolean };
+export type MessageDecision =
+  | { ok: true }
+  | { ok: false; limit: number; remaining: 0; resetAt: string; retryAfterSeconds: number; notify: boolean };
 
 export interface RateLimits {
   readonly store: 'redis' | 'memory';
@@ -107,14 +130,24 @@ export interface RateLimitOptions {
 }
 
 /** ioredis options for the limiter's client: commands fail at once while Redis is away (fail closed, no queueing). */
-export const rateLimitRedisOptions = { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 } as const;
+export const rateLimitRedisOptions = {
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 1,
+  connectTimeout: 2_000,
+} as const;
 
 export function createRateLimits(opts: RateLimitOptions): RateLimits {
   const toolLimits = opts.toolLimits ?? parseToolLimits(undefined);
   const prefix = opts.prefix ?? 'switchboard:rl';
   const make = (keyPrefix: string, points: number, duration: number): RateLimiterAbstract =>
     opts.redis
-      ? new RateLimiterRedis({ storeClient: opts.redis, keyPrefix: `${prefix}:${keyPrefix}`, points, duration, rejectIfRedisNotReady: true })
+      ? new RateLimiterRedis({
+          storeClient: opts.redis,
+          keyPrefix: `${prefix}:${keyPrefix}`,
+          points,
+          duration,
+          rejectIfRedisNotReady: true,
+        })
       : new RateLimiterMemory({ keyPrefix, points, duration });
   const toolLimiters = new Map<string, RateLimiterAbstract>();
   const toolLimiter = (tool: string, role: UserRole, limit: ToolLimit) => {
@@ -134,14 +167,25 @@ export function createRateLimits(opts: RateLimitOptions): RateLimits {
       if (!limit) return { ok: true };
       const points = limit[subject.role];
       const refused = (res: RateLimiterRes) =>
-        ({ ok: false, reason: 'limited', limit: points, remaining: 0, resetAt: new Date(Date.now() + res.msBeforeNext).toISOString(), windowSeconds: limit.windowSeconds, role: subject.role }) as const;
+        ({
+          ok: false,
+          reason: 'limited',
+          limit: points,
+          remaining: 0,
+          resetAt: new Date(Date.now() + res.msBeforeNext).toISOString(),
+          windowSeconds: limit.windowSeconds,
+          role: subject.role,
+        }) as const;
       if (points === 0) return refused(new RateLimiterRes(0, limit.windowSeconds * 1000));
       try {
         await toolLimiter(tool, subject.role, limit).consume(keyOf(subject));
         return { ok: true };
       } catch (err) {
         if (err instanceof RateLimiterRes) return refused(err);
-        opts.log.error({ err, tool, tenant: subject.tenantId, store: opts.redis ? 'redis' : 'memory' }, 'rate limit store unavailable: limited tool call refused');
+        opts.log.error(
+          { err, tool, tenant: subject.tenantId, store: opts.redis ? 'redis' : 'memory' },
+          'rate limit store unavailable: limited tool call refused',
+        );
         return { ok: false, reason: 'unavailable' };
       }
     },
@@ -161,7 +205,10 @@ export function createRateLimits(opts: RateLimitOptions): RateLimits {
             notify: err.consumedPoints === perMinute + 1,
           };
         }
-        opts.log.warn({ err, tenant: subject.tenantId }, 'message rate limit not checked: its store is unavailable; the message is answered');
+        opts.log.warn(
+          { err, tenant: subject.tenantId },
+          'message rate limit not checked: its store is unavailable; the message is answered',
+        );
         return { ok: true };
       }
     },
@@ -183,7 +230,11 @@ export async function rateLimitsFromConfig(
   config: { REDIS_URL?: string; TOOL_RATE_LIMITS?: Record<string, ToolLimit>; USER_MESSAGES_PER_MINUTE?: number },
   log: Logger,
 ): Promise<{ limits: RateLimits; close(): Promise<void> }> {
-  const base = { log, ...(config.TOOL_RATE_LIMITS ? { toolLimits: config.TOOL_RATE_LIMITS } : {}), ...(config.USER_MESSAGES_PER_MINUTE !== undefined ? { messagesPerMinute: config.USER_MESSAGES_PER_MINUTE } : {}) };
+  const base = {
+    log,
+    ...(config.TOOL_RATE_LIMITS ? { toolLimits: config.TOOL_RATE_LIMITS } : {}),
+    ...(config.USER_MESSAGES_PER_MINUTE !== undefined ? { messagesPerMinute: config.USER_MESSAGES_PER_MINUTE } : {}),
+  };
   if (!config.REDIS_URL) return { limits: createRateLimits(base), close: async () => undefined };
   const { Redis } = await import('ioredis');
   const redis = new Redis(config.REDIS_URL, { ...rateLimitRedisOptions, lazyConnect: true });

@@ -6,7 +6,11 @@ import type { KvOptions, KvStore } from './kv-shared.js';
 
 export { describeRedisUrl, type KvOptions, type KvStore, type RedisClient } from './kv-shared.js';
 
-export async function createKv(config: Pick<Config, 'REDIS_URL'>, log: Logger, options: KvOptions = {}): Promise<KvStore> {
+export async function createKv(
+  config: Pick<Config, 'REDIS_URL'>,
+  log: Logger,
+  options: KvOptions = {},
+): Promise<KvStore> {
   if (!config.REDIS_URL) {
     log.info({ backend: 'memory' }, 'thread state is kept in memory (set REDIS_URL to share it between replicas)');
     return createMemoryKv();
@@ -56,7 +60,11 @@ export function createMemoryKv(maxKeys = MEMORY_KV_MAX_KEYS): KvStore {
   // Keyv calls only get/set(key, value, ttl)/delete/clear/has on a Map store; its type asks for a whole Map.
   // Plain JSON: nothing but this process reads these values, so keyv's escaped format (kept on
   // Redis for other replicas and older values) buys nothing here, and its scan cost a turn ~10 µs.
-  const keyv = new Keyv(map as unknown as Map<string, unknown>, { useKeyPrefix: false, serialize: JSON.stringify, deserialize: JSON.parse });
+  const keyv = new Keyv(map as unknown as Map<string, unknown>, {
+    useKeyPrefix: false,
+    serialize: JSON.stringify,
+    deserialize: JSON.parse,
+  });
   // Keys being written by setIfAbsent: the check and the claim happen with no await between
   // them, so two callers in this process cannot both see the key as absent.
   const claiming = new Set<string>();

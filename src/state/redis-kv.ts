@@ -21,7 +21,8 @@ const fastKeyvSerialize = (data: unknown): string => {
   const raw = JSON.stringify(data);
   return KEYV_ESCAPED.test(raw) ? defaultSerialize(data) : raw;
 };
-const fastKeyvDeserialize = <T>(raw: string): T => (KEYV_ESCAPED.test(raw) ? defaultDeserialize(raw) : JSON.parse(raw)) as T;
+const fastKeyvDeserialize = <T>(raw: string): T =>
+  (KEYV_ESCAPED.test(raw) ? defaultDeserialize(raw) : JSON.parse(raw)) as T;
 
 /** The store on Redis (REDIS_URL), shared by every replica; see kv.ts. */
 export async function createRedisKv(url: string, log: Logger, options: KvOptions): Promise<KvStore> {
@@ -41,11 +42,21 @@ export async function createRedisKv(url: string, log: Logger, options: KvOptions
 
   // The cast: createClient() is typed for RESP2 without modules, the adapter for node-redis's
   // widest generic client; the two types do not unify (a node-redis v5 typing gap), the object is the same.
-  const adapter = new KeyvRedis(client as unknown as RedisClientType, { namespace, throwOnConnectError: true, throwOnErrors: true });
+  const adapter = new KeyvRedis(client as unknown as RedisClientType, {
+    namespace,
+    throwOnConnectError: true,
+    throwOnErrors: true,
+  });
   // Same wiring as @keyv/redis's createKeyv: the adapter prefixes keys, keyv does not.
   // throwOnErrors: a Redis failure must reach the caller, not read as "no value" (which would
   // make a thread forget its history and then overwrite it).
-  const keyv = new Keyv(adapter, { namespace, useKeyPrefix: false, throwOnErrors: true, serialize: fastKeyvSerialize, deserialize: fastKeyvDeserialize });
+  const keyv = new Keyv(adapter, {
+    namespace,
+    useKeyPrefix: false,
+    throwOnErrors: true,
+    serialize: fastKeyvSerialize,
+    deserialize: fastKeyvDeserialize,
+  });
   const serialize = keyv.serialize ?? JSON.stringify;
 
   // After close(), @keyv/redis would quietly reconnect on the next call and leak the connection.
@@ -94,7 +105,10 @@ function newRedisClient(url: string) {
     // Fail a command at once while disconnected instead of queueing it: a turn then reports
     // "state unavailable" rather than hanging until the turn timeout.
     disableOfflineQueue: true,
-    socket: { connectTimeout: 5_000, reconnectStrategy: (attempt) => Math.min(2 ** attempt * 100, 5_000) + Math.random() * 100 },
+    socket: {
+      connectTimeout: 5_000,
+      reconnectStrategy: (attempt) => Math.min(2 ** attempt * 100, 5_000) + Math.random() * 100,
+    },
   });
 }
 
@@ -117,14 +131,22 @@ function safeReason(err: unknown, password: string | undefined): string {
  * the process. Log one line per outage, one when it recovers; node-redis keeps reconnecting.
  * Returns a getter for the latest reason, for the startup error message.
  */
-function watchConnection(client: RedisClient, where: string, password: string | undefined, log: Logger): () => string | undefined {
+function watchConnection(
+  client: RedisClient,
+  where: string,
+  password: string | undefined,
+  log: Logger,
+): () => string | undefined {
   let down = false;
   let last: string | undefined;
   client.on('error', (err: unknown) => {
     last = safeReason(err, password);
     if (down) return;
     down = true;
-    log.error({ redis: where, reason: last }, 'Redis connection failed; retrying with backoff (state operations fail meanwhile)');
+    log.error(
+      { redis: where, reason: last },
+      'Redis connection failed; retrying with backoff (state operations fail meanwhile)',
+    );
   });
   client.on('ready', () => {
     if (down) log.info({ redis: where }, 'Redis connection restored');
@@ -140,7 +162,13 @@ async function connectWithin(client: RedisClient, timeoutMs: number): Promise<bo
     timer = setTimeout(() => resolve(false), timeoutMs);
   });
   try {
-    return await Promise.race([client.connect().then(() => true, () => false), timedOut]);
+    return await Promise.race([
+      client.connect().then(
+        () => true,
+        () => false,
+      ),
+      timedOut,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -5,16 +5,26 @@ import { createMemoryInbox } from './memory-inbox.js';
 
 export * from './inbox.js';
 
-type InboxConfig = Pick<Config, 'REDIS_URL' | 'INBOX_CONCURRENCY' | 'INBOX_THREAD_QUEUE_MAX' | 'INBOX_LEASE_MS' | 'INBOX_QUEUE'>;
+type InboxConfig = Pick<
+  Config,
+  'REDIS_URL' | 'INBOX_CONCURRENCY' | 'INBOX_THREAD_QUEUE_MAX' | 'INBOX_LEASE_MS' | 'INBOX_QUEUE'
+>;
 
 /** Redis (durable, shared by replicas) when REDIS_URL is set, else in process. */
 export async function createInbox(config: InboxConfig, log: Logger): Promise<Inbox> {
   const options = { concurrency: config.INBOX_CONCURRENCY, maxPerThread: config.INBOX_THREAD_QUEUE_MAX };
   if (!config.REDIS_URL) {
-    log.info({ inbox: 'memory' }, 'events are queued in memory: a restart loses unanswered ones (set REDIS_URL for a durable inbox)');
+    log.info(
+      { inbox: 'memory' },
+      'events are queued in memory: a restart loses unanswered ones (set REDIS_URL for a durable inbox)',
+    );
     return createMemoryInbox(log, options);
   }
   // Imported only when used: BullMQ and ioredis are a tenth of a start-up.
   const { createRedisInbox } = await import('./redis-inbox.js');
-  return createRedisInbox(config.REDIS_URL, log, { ...options, leaseMs: config.INBOX_LEASE_MS, queue: config.INBOX_QUEUE });
+  return createRedisInbox(config.REDIS_URL, log, {
+    ...options,
+    leaseMs: config.INBOX_LEASE_MS,
+    queue: config.INBOX_QUEUE,
+  });
 }

@@ -1,5 +1,12 @@
 import type { Logger } from '../logger.js';
-import { DEFAULT_INBOX_OPTIONS, type AddResult, type DeliveryFn, type Inbox, type InboxEntry, type InboxOptions } from './inbox.js';
+import {
+  DEFAULT_INBOX_OPTIONS,
+  type AddResult,
+  type DeliveryFn,
+  type Inbox,
+  type InboxEntry,
+  type InboxOptions,
+} from './inbox.js';
 
 /** Answered ids remembered at most, whatever their TTL: the dedup memory stays bounded. */
 const MAX_SEEN = 50_000;
@@ -55,7 +62,13 @@ export function createMemoryInbox(log: Logger, options: Partial<InboxOptions> = 
     const ids = recorded.get(entry.id) ?? [];
     recorded.set(entry.id, ids);
     const work = handler
-      ? handler({ entry, attempt: 1, recorded: [...ids], record: async (id) => void ids.push(id), signal: abort.signal })
+      ? handler({
+          entry,
+          attempt: 1,
+          recorded: [...ids],
+          record: async (id) => void ids.push(id),
+          signal: abort.signal,
+        })
       : Promise.reject(new Error(`no delivery function for ${entry.platform}`));
     const done = work
       .catch((err: unknown) => log.error({ err, entry: entry.id }, 'inbox entry failed'))
@@ -94,15 +107,25 @@ export function createMemoryInbox(log: Logger, options: Partial<InboxOptions> = 
       const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), drainMs).unref());
       if ((await Promise.race([all(), timer])) === 'timeout') {
         const left = [...running.values()];
-        log.warn({ running: left.length, waiting: [...queues.values()].reduce((n, q) => n + q.length, 0) }, 'turns still running at shutdown are stopped; without Redis they are not replayed');
+        log.warn(
+          { running: left.length, waiting: [...queues.values()].reduce((n, q) => n + q.length, 0) },
+          'turns still running at shutdown are stopped; without Redis they are not replayed',
+        );
         for (const r of left) r.abort.abort(new Error('shutting down'));
         await all();
       }
     },
     async stats() {
       const waiting = [...queues.values()].reduce((n, q) => n + q.length, 0);
-      const oldest = Math.min(...[...queues.values()].map((q) => q[0]?.receivedAt ?? Infinity), ...[...running.values()].map((r) => r.entry.receivedAt));
-      return { pending: waiting + running.size, running: running.size, oldestAgeMs: Number.isFinite(oldest) ? Math.max(0, Date.now() - oldest) : 0 };
+      const oldest = Math.min(
+        ...[...queues.values()].map((q) => q[0]?.receivedAt ?? Infinity),
+        ...[...running.values()].map((r) => r.entry.receivedAt),
+      );
+      return {
+        pending: waiting + running.size,
+        running: running.size,
+        oldestAgeMs: Number.isFinite(oldest) ? Math.max(0, Date.now() - oldest) : 0,
+      };
     },
   };
 }

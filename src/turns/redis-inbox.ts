@@ -20,7 +20,12 @@ export interface RedisInboxOptions extends InboxOptions {
   queue: string;
 }
 
-export const DEFAULT_REDIS_INBOX: RedisInboxOptions = { ...DEFAULT_INBOX_OPTIONS, leaseMs: 6_000, prefix: 'switchboard', queue: 'turns' };
+export const DEFAULT_REDIS_INBOX: RedisInboxOptions = {
+  ...DEFAULT_INBOX_OPTIONS,
+  leaseMs: 6_000,
+  prefix: 'switchboard',
+  queue: 'turns',
+};
 
 /**
  * The durable inbox: BullMQ on Redis. BullMQ keeps the entries (a job each, its id the dedup
@@ -33,17 +38,28 @@ export const DEFAULT_REDIS_INBOX: RedisInboxOptions = { ...DEFAULT_INBOX_OPTIONS
  * picked a later entry puts it back for a moment. When the head finishes it is removed and the
  * next one is promoted.
  */
-export async function createRedisInbox(url: string, log: Logger, options: Partial<RedisInboxOptions> = {}): Promise<Inbox> {
+export async function createRedisInbox(
+  url: string,
+  log: Logger,
+  options: Partial<RedisInboxOptions> = {},
+): Promise<Inbox> {
   const o = { ...DEFAULT_REDIS_INBOX, ...options };
   // Producers fail fast (an adapter must answer "not recorded" so the platform retries); the
   // worker's connection waits out blips, as BullMQ requires.
-  const producer = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true, connectTimeout: 5_000 });
+  const producer = new Redis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    lazyConnect: true,
+    connectTimeout: 5_000,
+  });
   producer.on('error', (err) => log.warn({ err }, 'inbox redis connection error'));
   try {
     await producer.connect();
   } catch (err) {
     producer.disconnect();
-    throw new ConfigError([`REDIS_URL: the inbox cannot reach Redis (${err instanceof Error ? err.message.split('\n')[0] : String(err)}). Check REDIS_URL and that Redis is running.`]);
+    throw new ConfigError([
+      `REDIS_URL: the inbox cannot reach Redis (${err instanceof Error ? err.message.split('\n')[0] : String(err)}). Check REDIS_URL and that Redis is running.`,
+    ]);
   }
   const queue = new Queue(o.queue, {
     connection: producer,
@@ -85,7 +101,16 @@ export async function createRedisInbox(url: string, log: Logger, options: Partia
     const jobId = toJobId(entry.id);
     try {
       const gate = String(
-        await producer.eval(GATE, 3, k('order', entry.thread), k('seq', entry.thread), k('done', jobId), jobId, o.maxPerThread, o.dedupTtlMs * 2),
+        await producer.eval(
+          GATE,
+          3,
+          k('order', entry.thread),
+          k('seq', entry.thread),
+          k('done', jobId),
+          jobId,
+          o.maxPerThread,
+          o.dedupTtlMs * 2,
+        ),
       );
       if (gate === 'done') return 'duplicate';
       if (gate === 'full') return 'full';
@@ -117,7 +142,13 @@ export async function createRedisInbox(url: string, log: Logger, options: Partia
   async function headAlive(head: string, headDone: boolean): Promise<boolean> {
     if (headDone) return false;
     const state = await queue.getJobState(head);
-    return state === 'waiting' || state === 'active' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children';
+    return (
+      state === 'waiting' ||
+      state === 'active' ||
+      state === 'delayed' ||
+      state === 'prioritized' ||
+      state === 'waiting-children'
+    );
   }
 
   async function process(job: Job<InboxEntry>, token?: string): Promise<void> {
@@ -126,7 +157,17 @@ export async function createRedisInbox(url: string, log: Logger, options: Partia
     const orderKey = k('order', entry.thread);
     let begun: string[] = [];
     for (let i = 0; ; i++) {
-      begun = (await producer.eval(BEGIN, 4, k('done', jobId), orderKey, k('runs', jobId), k('posted', jobId), jobId, o.dedupTtlMs, k('done', ''))) as string[];
+      begun = (await producer.eval(
+        BEGIN,
+        4,
+        k('done', jobId),
+        orderKey,
+        k('runs', jobId),
+        k('posted', jobId),
+        jobId,
+        o.dedupTtlMs,
+        k('done', ''),
+      )) as string[];
       if (begun[0] !== 'wait') break;
       const head = begun[1] ?? '';
       if (i < 20 && !(await headAlive(head, Number(begun[2]) === 1))) {
@@ -166,7 +207,11 @@ export async function createRedisInbox(url: string, log: Logger, options: Partia
       throw new WaitingError();
     }
     const [next] = (await producer.eval(FINISH, 2, k('done', jobId), orderKey, jobId, o.dedupTtlMs)) as string[];
-    if (next) await queue.getJob(next).then((j) => j?.promote()).catch(() => undefined); // it may already be waiting
+    if (next)
+      await queue
+        .getJob(next)
+        .then((j) => j?.promote())
+        .catch(() => undefined); // it may already be waiting
   }
 
   return {
@@ -212,9 +257,17 @@ export async function createRedisInbox(url: string, log: Logger, options: Partia
       const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
       const pending = (counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0);
       // The oldest of each list's first job (each list is kept in insertion order).
-      const firsts = await Promise.all((['active', 'waiting', 'delayed', 'prioritized'] as const).map((t) => queue.getJobs([t], 0, 0, true)));
-      const oldest = Math.min(...firsts.flat().map((j) => (j?.data as InboxEntry | undefined)?.receivedAt ?? j?.timestamp ?? Infinity));
-      return { pending, running: counts.active ?? 0, oldestAgeMs: Number.isFinite(oldest) ? Math.max(0, Date.now() - oldest) : 0 };
+      const firsts = await Promise.all(
+        (['active', 'waiting', 'delayed', 'prioritized'] as const).map((t) => queue.getJobs([t], 0, 0, true)),
+      );
+      const oldest = Math.min(
+        ...firsts.flat().map((j) => (j?.data as InboxEntry | undefined)?.receivedAt ?? j?.timestamp ?? Infinity),
+      );
+      return {
+        pending,
+        running: counts.active ?? 0,
+        oldestAgeMs: Number.isFinite(oldest) ? Math.max(0, Date.now() - oldest) : 0,
+      };
     },
   };
 }

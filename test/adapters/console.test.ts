@@ -17,7 +17,15 @@ const fileTool = defineTool({
     return {
       content: 'File delivered.',
       blocks: [
-        { type: 'file', file: { name: 'note.txt', mime: 'text/plain', data: new TextEncoder().encode('hello file'), preview: 'hello…' } },
+        {
+          type: 'file',
+          file: {
+            name: 'note.txt',
+            mime: 'text/plain',
+            data: new TextEncoder().encode('hello file'),
+            preview: 'hello…',
+          },
+        },
         { type: 'buttons', buttons: [{ actionId: 'suggest.0', label: 'Tell me more', value: 'Tell me more' }] },
       ],
     };
@@ -35,7 +43,15 @@ describe('console adapter', () => {
     const filesDir = await mkdtemp(join(tmpdir(), 'sb-console-'));
     let out = '';
     const session = createConsoleSession(h.sb.agent, { write: (t) => (out += t) }, { filesDir });
-    h.llm.script({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }, { name: 'make_file', arguments: {} }] }, { text: 'Here you go.' });
+    h.llm.script(
+      {
+        toolCalls: [
+          { name: 'get_weather', arguments: { city: 'Oslo' } },
+          { name: 'make_file', arguments: {} },
+        ],
+      },
+      { text: 'Here you go.' },
+    );
     await session.send('weather and a file please');
     expect(out).toContain('⏳ Checking the weather');
     expect(out).toContain('✓ get_weather: Oslo: 18°C, light rain');
@@ -65,7 +81,15 @@ describe('console adapter', () => {
       description: 'Finds a campaign.',
       input: z.object({}),
       async run() {
-        return { content: 'Found one.', blocks: [{ type: 'cards', cards: [{ title: 'Autumn promo', fields: [], body: 'A **cash-back** offer for **autumn**.' }] }] };
+        return {
+          content: 'Found one.',
+          blocks: [
+            {
+              type: 'cards',
+              cards: [{ title: 'Autumn promo', fields: [], body: 'A **cash-back** offer for **autumn**.' }],
+            },
+          ],
+        };
       },
     });
     const local = await startHarness({ tools: [highlighted], llm: h.llm });

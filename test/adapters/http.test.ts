@@ -13,7 +13,12 @@ const TOKEN = 'api-token-for-tests';
 beforeAll(async () => {
   llm = await startFakeOpenAI();
   h = await startHarness({ llm, tools: testTools });
-  const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, apiToken: TOKEN, health: () => ({ data: h.sb.data.kind }) });
+  const app = createHttpApp({
+    agent: h.sb.agent,
+    log: h.sb.log,
+    apiToken: TOKEN,
+    health: () => ({ data: h.sb.data.kind }),
+  });
   server = await startHttpServer(app, 0, '127.0.0.1');
 });
 afterAll(async () => {
@@ -80,7 +85,10 @@ describe('HTTP adapter', () => {
     const events = parseSse(await res.text());
     const names = events.map((e) => e.event).filter((n) => n !== 'text_delta');
     expect(names).toEqual(['thread', 'status', 'tool_call_start', 'tool_result', 'reply', 'done']);
-    expect(events.find((e) => e.event === 'tool_call_start')?.data).toMatchObject({ tool: 'get_time', title: 'Reading the clock' });
+    expect(events.find((e) => e.event === 'tool_call_start')?.data).toMatchObject({
+      tool: 'get_time',
+      title: 'Reading the clock',
+    });
     expect(events.find((e) => e.event === 'reply')?.data).toMatchObject({ text: 'It is noon.' });
   });
 
@@ -121,10 +129,16 @@ describe('HTTP adapter', () => {
     const local = await startHarness({ llm: dead, tools: testTools });
     const app = createHttpApp({ agent: local.sb.agent, log: local.sb.log });
     const s = await startHttpServer(app, 0, '127.0.0.1');
-    const res = await fetch(`${s.url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi' }) });
+    const res = await fetch(`${s.url}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'hi' }),
+    });
     await s.close();
     await local.close();
     expect(res.status).toBe(502);
-    expect(await res.json()).toEqual({ error: { code: 'llm_unavailable', message: expect.stringMatching(/language model/) } });
+    expect(await res.json()).toEqual({
+      error: { code: 'llm_unavailable', message: expect.stringMatching(/language model/) },
+    });
   });
 });

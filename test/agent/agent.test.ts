@@ -2,7 +2,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/contract/tool.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
-import { collect, errorOf, message, replyOf, sentMessages, sentToolNames, startHarness, type Harness } from '../helpers/harness.js';
+import {
+  collect,
+  errorOf,
+  message,
+  replyOf,
+  sentMessages,
+  sentToolNames,
+  startHarness,
+  type Harness,
+} from '../helpers/harness.js';
 import { testTools } from '../helpers/test-tools.js';
 import { unfence } from '../helpers/fence.js';
 
@@ -30,17 +39,39 @@ describe('agent loop', () => {
     );
     const events = await collect(h.sb.agent.handle(message('weather in Oslo?', { threadId: nextThread() })));
     const types = events.map((e) => e.type).filter((t) => t !== 'text_delta');
-    expect(types).toEqual(['status', 'tool_call_start', 'tool_result', 'tool_call_start', 'tool_result', 'reply', 'done']);
+    expect(types).toEqual([
+      'status',
+      'tool_call_start',
+      'tool_result',
+      'tool_call_start',
+      'tool_result',
+      'reply',
+      'done',
+    ]);
     expect(replyOf(events)?.text).toBe('It is raining in Oslo.');
-    expect(replyOf(events)?.blocks).toEqual([{ type: 'fields', fields: [{ label: 'City', value: 'Oslo' }, { label: 'Weather', value: '18°, light rain' }] }]);
-    const deltas = events.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text).join('');
+    expect(replyOf(events)?.blocks).toEqual([
+      {
+        type: 'fields',
+        fields: [
+          { label: 'City', value: 'Oslo' },
+          { label: 'Weather', value: '18°, light rain' },
+        ],
+      },
+    ]);
+    const deltas = events
+      .filter((e) => e.type === 'text_delta')
+      .map((e) => (e as { text: string }).text)
+      .join('');
     expect(deltas).toBe('It is raining in Oslo.');
 
     const requests = llm.requestsTo('/chat/completions');
     expect(requests).toHaveLength(3);
     const second = sentMessages(requests[1]!.body);
     // Every tool result reaches the model fenced as data.
-    expect(second.at(-1)).toMatchObject({ role: 'tool', content: '<tool_output tool="get_weather">\nOslo: 18°C, light rain\n</tool_output>' });
+    expect(second.at(-1)).toMatchObject({
+      role: 'tool',
+      content: '<tool_output tool="get_weather">\nOslo: 18°C, light rain\n</tool_output>',
+    });
     expect(unfence(second.at(-1)!.content)).toBe('Oslo: 18°C, light rain');
     const third = sentMessages(requests[2]!.body);
     expect(third.at(-1)?.content).toContain('2026-11-21T12:00:00.000Z');
@@ -51,7 +82,11 @@ describe('agent loop', () => {
   });
 
   it('offers tools as strict JSON Schema and only those whose offer() is true', async () => {
-    llm.script({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Bergen' } }] }, { text: 'ok' }, { text: 'ok again' });
+    llm.script(
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Bergen' } }] },
+      { text: 'ok' },
+      { text: 'ok again' },
+    );
     const threadId = nextThread();
     await collect(h.sb.agent.handle(message('weather?', { threadId })));
     const [first, second] = llm.requestsTo('/chat/completions');
@@ -83,7 +118,15 @@ describe('agent loop', () => {
         },
       });
     const local = await startHarness({ llm, tools: [waiter('left'), waiter('right')] });
-    llm.script({ toolCalls: [{ name: 'left', arguments: {} }, { name: 'right', arguments: {} }] }, { text: 'both done' });
+    llm.script(
+      {
+        toolCalls: [
+          { name: 'left', arguments: {} },
+          { name: 'right', arguments: {} },
+        ],
+      },
+      { text: 'both done' },
+    );
     const events = await collect(local.sb.agent.handle(message('go', { threadId: nextThread() })));
     await local.close();
     expect(replyOf(events)?.text).toBe('both done');
@@ -109,7 +152,13 @@ describe('agent loop', () => {
 
   it('tells the model about a tool ToolError, a timeout and an internal failure without leaking it', async () => {
     llm.script(
-      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Atlantis' } }, { name: 'slow_lookup', arguments: { ms: 1000 } }, { name: 'broken_lookup', arguments: {} }] },
+      {
+        toolCalls: [
+          { name: 'get_weather', arguments: { city: 'Atlantis' } },
+          { name: 'slow_lookup', arguments: { ms: 1000 } },
+          { name: 'broken_lookup', arguments: {} },
+        ],
+      },
       { text: 'done' },
     );
     const events = await collect(h.sb.agent.handle(message('go', { threadId: nextThread() })));
@@ -134,7 +183,11 @@ describe('agent loop', () => {
 
     // Step cap: the model keeps calling tools; after AGENT_MAX_STEPS it is asked without tools.
     llm.reset();
-    const local = await startHarness({ llm, tools: testTools, env: { AGENT_MAX_STEPS: '2', AGENT_MAX_TOOL_CALLS: '10' } });
+    const local = await startHarness({
+      llm,
+      tools: testTools,
+      env: { AGENT_MAX_STEPS: '2', AGENT_MAX_TOOL_CALLS: '10' },
+    });
     llm.script(
       { toolCalls: [{ name: 'get_time', arguments: { tz: 'UTC' } }] },
       { toolCalls: [{ name: 'get_time', arguments: { tz: 'UTC' } }] },
@@ -170,7 +223,11 @@ describe('agent loop', () => {
     const [, second, third] = llm.requestsTo('/chat/completions');
     const conversation = (body: Record<string, unknown>) => sentMessages(body).filter((m) => m.role !== 'system');
     expect(sentMessages(second!.body)[0]?.role).toBe('system');
-    expect(conversation(second!.body).map((m) => `${m.role}:${String(m.content)}`)).toEqual(['user:My name is Ada.', 'assistant:Nice to meet you, Ada.', 'user:Who am I?']);
+    expect(conversation(second!.body).map((m) => `${m.role}:${String(m.content)}`)).toEqual([
+      'user:My name is Ada.',
+      'assistant:Nice to meet you, Ada.',
+      'user:Who am I?',
+    ]);
     expect(conversation(third!.body).map((m) => m.role)).toEqual(['user']);
   });
 
@@ -195,19 +252,34 @@ describe('agent loop', () => {
     const local = await startHarness({ llm: dead, tools: testTools });
     const events = await collect(local.sb.agent.handle(message('hello', { threadId: nextThread() })));
     await local.close();
-    expect(errorOf(events)).toEqual({ type: 'error', code: 'llm_unavailable', message: expect.stringMatching(/can’t reach the language model/) });
+    expect(errorOf(events)).toEqual({
+      type: 'error',
+      code: 'llm_unavailable',
+      message: expect.stringMatching(/can’t reach the language model/),
+    });
     expect(JSON.stringify(events)).not.toMatch(/at .*\.ts:\d+/);
   });
 
   it('refuses unmapped Slack workspaces and Discord servers in strict mode, but serves HTTP and Discord DMs from the default tenant', async () => {
     const local = await startHarness({ llm, tools: testTools, env: { TENANT_MODE: 'strict' } });
-    const events = await collect(local.sb.agent.handle(message('hi', { platform: 'slack', workspaceId: 'T-UNKNOWN', threadId: nextThread() })));
-    expect(errorOf(events)).toMatchObject({ code: 'tenant_not_configured', message: expect.stringMatching(/workspace is not set up/) });
-    const server = await collect(local.sb.agent.handle(message('hi', { platform: 'discord', workspaceId: 'G-UNKNOWN', threadId: nextThread() })));
+    const events = await collect(
+      local.sb.agent.handle(message('hi', { platform: 'slack', workspaceId: 'T-UNKNOWN', threadId: nextThread() })),
+    );
+    expect(errorOf(events)).toMatchObject({
+      code: 'tenant_not_configured',
+      message: expect.stringMatching(/workspace is not set up/),
+    });
+    const server = await collect(
+      local.sb.agent.handle(message('hi', { platform: 'discord', workspaceId: 'G-UNKNOWN', threadId: nextThread() })),
+    );
     expect(errorOf(server)?.message).toMatch(/server is not set up/);
     llm.script({ text: 'hello from default' }, { text: 'hello in a DM' });
     const ok = await collect(local.sb.agent.handle(message('hi', { threadId: nextThread() })));
-    const dm = await collect(local.sb.agent.handle(message('hi', { platform: 'discord', workspaceId: 'default', isDirect: true, threadId: nextThread() })));
+    const dm = await collect(
+      local.sb.agent.handle(
+        message('hi', { platform: 'discord', workspaceId: 'default', isDirect: true, threadId: nextThread() }),
+      ),
+    );
     await local.close();
     expect(replyOf(ok)?.text).toBe('hello from default');
     expect(replyOf(dm)?.text).toBe('hello in a DM');
@@ -216,9 +288,14 @@ describe('agent loop', () => {
   it('routes suggestion buttons as the user’s next message and rejects unknown buttons clearly', async () => {
     const threadId = nextThread();
     llm.script({ text: 'about email' });
-    const events = await collect(h.sb.agent.handle(message('', { threadId, action: { id: 'suggest.1', value: 'Only the email ones' } })));
+    const events = await collect(
+      h.sb.agent.handle(message('', { threadId, action: { id: 'suggest.1', value: 'Only the email ones' } })),
+    );
     expect(replyOf(events)?.text).toBe('about email');
-    expect(sentMessages(llm.lastRequest('/chat/completions')!.body).at(-1)).toMatchObject({ role: 'user', content: 'Only the email ones' });
+    expect(sentMessages(llm.lastRequest('/chat/completions')!.body).at(-1)).toMatchObject({
+      role: 'user',
+      content: 'Only the email ones',
+    });
     const bad = await collect(h.sb.agent.handle(message('', { threadId, action: { id: 'nope.x' } })));
     expect(errorOf(bad)?.message).toMatch(/button is no longer available/);
   });

@@ -38,17 +38,24 @@ describe('token counting', () => {
 
   it('counts tool call arguments, content parts and per-message framing', () => {
     const short = countMessageTokens([toolCall(['a'], '{}')]);
-    const long = countMessageTokens([toolCall(['a'], JSON.stringify({ query: 'competitors of acme in the midwest'.repeat(5) }))]);
+    const long = countMessageTokens([
+      toolCall(['a'], JSON.stringify({ query: 'competitors of acme in the midwest'.repeat(5) })),
+    ]);
     expect(long - short).toBeGreaterThan(30);
     expect(countMessageTokens([user('hi'), user('hi')])).toBe(2 * countMessageTokens([user('hi')]));
-    expect(countMessageTokens([{ role: 'user', content: [{ type: 'text', text: 'hello world' }] }])).toBe(countMessageTokens([user('hello world')]));
+    expect(countMessageTokens([{ role: 'user', content: [{ type: 'text', text: 'hello world' }] }])).toBe(
+      countMessageTokens([user('hello world')]),
+    );
     expect(countMessageTokens([user('')])).toBeGreaterThan(0);
   });
 });
 
 describe('trimHistory', () => {
   const conversation = (turns: number): ChatMessage[] =>
-    Array.from({ length: turns }, (_, i) => [user(`question ${i} about the campaign budget`), assistant(`answer ${i}: it is fine`)]).flat();
+    Array.from({ length: turns }, (_, i) => [
+      user(`question ${i} about the campaign budget`),
+      assistant(`answer ${i}: it is fine`),
+    ]).flat();
 
   it('keeps everything under budget and never mutates its input', () => {
     const history = conversation(3);
@@ -67,7 +74,14 @@ describe('trimHistory', () => {
   });
 
   it('drops a tool call together with its results, never half of it', () => {
-    const history = [user('find acme'), toolCall(['a', 'b']), toolResult('a', 'x'.repeat(400)), toolResult('b'), assistant('found them'), user('thanks')];
+    const history = [
+      user('find acme'),
+      toolCall(['a', 'b']),
+      toolResult('a', 'x'.repeat(400)),
+      toolResult('b'),
+      assistant('found them'),
+      user('thanks'),
+    ];
     for (let budget = 0; budget <= countMessageTokens(history) + 10; budget += 5) {
       const trimmed = trimHistory(history, budget);
       expectValidForApi(trimmed);
@@ -93,7 +107,14 @@ describe('trimHistory', () => {
     ];
     const trimmed = trimHistory(history, 100_000);
     expectValidForApi(trimmed);
-    expect(trimmed).toEqual([user('q1'), assistant('a1'), user('q2'), toolCall(['c']), toolResult('c'), assistant('a2')]);
+    expect(trimmed).toEqual([
+      user('q1'),
+      assistant('a1'),
+      user('q2'),
+      toolCall(['c']),
+      toolResult('c'),
+      assistant('a2'),
+    ]);
   });
 
   it('keeps the newest user message even when it alone is over budget', () => {
@@ -113,13 +134,16 @@ describe('trimHistory', () => {
 
   it('always leaves a valid conversation within budget (randomised)', () => {
     let seed = 42;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     for (let run = 0; run < 200; run++) {
       const history: ChatMessage[] = [];
       for (let turn = 0; turn < 1 + Math.floor(random() * 8); turn++) {
         history.push(user(`q${turn} ${'x '.repeat(Math.floor(random() * 40))}`));
         for (let step = 0; step < Math.floor(random() * 3); step++) {
-          const ids = Array.from({ length: 1 + Math.floor(random() * 3) }, (_, k) => `call_${run}_${turn}_${step}_${k}`);
+          const ids = Array.from(
+            { length: 1 + Math.floor(random() * 3) },
+            (_, k) => `call_${run}_${turn}_${step}_${k}`,
+          );
           history.push(toolCall(ids), ...ids.map((id) => toolResult(id, 'r '.repeat(Math.floor(random() * 80)))));
         }
         history.push(assistant(`a${turn} ${'y '.repeat(Math.floor(random() * 40))}`));
@@ -135,12 +159,24 @@ describe('trimHistory', () => {
   });
 
   it('keeps each message’s count with the history, and counts only the messages it does not know', () => {
-    const history: ChatMessage[] = [user('first question'), toolCall(['c1']), toolResult('c1'), assistant('first answer'), user('second question')];
+    const history: ChatMessage[] = [
+      user('first question'),
+      toolCall(['c1']),
+      toolResult('c1'),
+      assistant('first answer'),
+      user('second question'),
+    ];
     const counted = trimCounted(history, 10_000);
     expect(counted.messages).toEqual(history);
     expect(counted.tokens.reduce((a, b) => a + b, 0)).toBe(countMessageTokens(history));
     // Stored counts are trusted: claim the first exchange is huge and it is the one dropped.
-    const claimed = trimCounted([...history, assistant('second answer')], 500, [1_000, 5, 5, 5, ...counted.tokens.slice(4)]);
+    const claimed = trimCounted([...history, assistant('second answer')], 500, [
+      1_000,
+      5,
+      5,
+      5,
+      ...counted.tokens.slice(4),
+    ]);
     expect(claimed.messages[0]).toEqual(history[1]);
     expect(claimed.tokens).toHaveLength(claimed.messages.length);
     expect(claimed.tokens.at(-1)).toBe(countMessageTokens([assistant('second answer')]));

@@ -42,7 +42,10 @@ describe('tool JSON Schema export', () => {
 
   it('treats null from the model as "not given" and validates the rest with zod', () => {
     expect(stripNulls({ a: null, b: [{ c: null, d: 1 }] })).toEqual({ b: [{ d: 1 }] });
-    const ok = parseArguments('{"query":"cash back","limit":null,"channel":null,"kind":null,"when":null,"strict":null}', sample);
+    const ok = parseArguments(
+      '{"query":"cash back","limit":null,"channel":null,"kind":null,"when":null,"strict":null}',
+      sample,
+    );
     expect(ok).toEqual({ ok: true, value: { query: 'cash back', strict: false } });
   });
 

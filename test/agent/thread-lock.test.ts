@@ -100,7 +100,9 @@ describeRedis('thread lock (redis, two replicas)', () => {
 
   afterAll(async () => {
     const client = opened.find((kv) => kv.redis?.isReady)?.redis;
-    if (client) for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 100 })) if (keys.length) await client.del(keys);
+    if (client)
+      for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 100 }))
+        if (keys.length) await client.del(keys);
     await Promise.all(opened.filter((kv) => kv.redis?.isOpen).map((kv) => kv.close()));
   });
 
@@ -135,7 +137,10 @@ describeRedis('thread lock (redis, two replicas)', () => {
   it('recovers a thread whose holder died, once its lease expires', async () => {
     const holder = await connect();
     // What a crashed replica leaves behind: its lease, with nobody left to renew or release it.
-    await holder.redis!.set(`${prefix}crashed`, 'dead-replica-token', { condition: 'NX', expiration: { type: 'PX', value: 300 } });
+    await holder.redis!.set(`${prefix}crashed`, 'dead-replica-token', {
+      condition: 'NX',
+      expiration: { type: 'PX', value: 300 },
+    });
     const b = await replica();
     const started = Date.now();
     expect(await b.runExclusive('crashed', async () => 'recovered')).toBe('recovered');

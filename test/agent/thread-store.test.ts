@@ -7,7 +7,8 @@ import { createLogger, silentLogger } from '../../src/logger.js';
 import { createKv, createMemoryKv, type KvStore } from '../../src/state/kv.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
-if (!REDIS_URL) console.warn('[thread-store.test] TEST_REDIS_URL is not set: the Redis-backed thread store tests are SKIPPED');
+if (!REDIS_URL)
+  console.warn('[thread-store.test] TEST_REDIS_URL is not set: the Redis-backed thread store tests are SKIPPED');
 const describeRedis = REDIS_URL ? describe : describe.skip;
 const DAY = 86_400_000;
 
@@ -55,7 +56,13 @@ describe('thread store (memory)', () => {
     const kv = createMemoryKv();
     const { lines, log } = capturingLogger();
     const store = createThreadStore(kv, { ttlMs: DAY, log });
-    for (const bad of ['a string', 42, { history: 'nope' }, { history: [{ content: 'no role' }] }, { history: [], cache: { x: 1 } }]) {
+    for (const bad of [
+      'a string',
+      42,
+      { history: 'nope' },
+      { history: [{ content: 'no role' }] },
+      { history: [], cache: { x: 1 } },
+    ]) {
       await kv.set('thread:k', bad);
       expect(await store.load('k')).toMatchObject({ key: 'k', history: [], tools: {}, cache: {} });
     }
@@ -92,7 +99,8 @@ describeRedis('thread store (redis)', () => {
 
   afterAll(async () => {
     const cleaner = await open();
-    for await (const keys of cleaner.redis!.scanIterator({ MATCH: `${namespace}::*`, COUNT: 100 })) if (keys.length) await cleaner.redis!.del(keys);
+    for await (const keys of cleaner.redis!.scanIterator({ MATCH: `${namespace}::*`, COUNT: 100 }))
+      if (keys.length) await cleaner.redis!.del(keys);
     await Promise.all(opened.filter((kv) => kv.redis?.isOpen).map((kv) => kv.close()));
   });
 

@@ -43,7 +43,13 @@ describe.skipIf(!REDIS_URL)('two replicas, Slack retries and twins, one replica 
   it('answers every message exactly once, in thread order', async () => {
     const llm = await startFakeOpenAI();
     // Every answer names its question; each turn takes a few hundred ms, so turns are in flight when the kill comes.
-    llm.script(...Array.from({ length: 2_000 }, () => (req: RecordedRequest) => ({ text: `Answer to ${lastUserText(req)} done`, delayMs: 100 + randomInt(0, 150), chunkDelayMs: 40 })));
+    llm.script(
+      ...Array.from({ length: 2_000 }, () => (req: RecordedRequest) => ({
+        text: `Answer to ${lastUserText(req)} done`,
+        delayMs: 100 + randomInt(0, 150),
+        chunkDelayMs: 40,
+      })),
+    );
     const slack = await startFakeSlack({ botUserId: BOT });
     const queue = `chaos${randomUUID().slice(0, 8)}`;
 
@@ -79,13 +85,15 @@ describe.skipIf(!REDIS_URL)('two replicas, Slack retries and twins, one replica 
       proc.stderr!.on('data', (d: Buffer) => (r.out += d.toString()));
       const deadline = Date.now() + 60_000;
       while (!r.out.slice(from).includes('Switchboard listening')) {
-        if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`${r.name} did not start:\n${r.out.slice(-2_000)}`);
+        if (Date.now() > deadline || proc.exitCode !== null)
+          throw new Error(`${r.name} did not start:\n${r.out.slice(-2_000)}`);
         await sleep(50);
       }
       r.up = true;
     };
     const replicas: Replica[] = [];
-    for (const name of ['a', 'b']) replicas.push({ name, url: `http://127.0.0.1:${await freePort()}`, up: false, out: '' });
+    for (const name of ['a', 'b'])
+      replicas.push({ name, url: `http://127.0.0.1:${await freePort()}`, up: false, out: '' });
     await Promise.all(replicas.map(start));
 
     /** What a load balancer plus Slack's retries do: try the chosen replica, on failure the other, until one acks. */
@@ -93,7 +101,10 @@ describe.skipIf(!REDIS_URL)('two replicas, Slack retries and twins, one replica 
       for (let attempt = 0; attempt < 200; attempt++) {
         const r = replicas[(first + attempt) % 2]!;
         if (r.up) {
-          const res = await postEvent(`${r.url}/slack/events`, body, { secret: SECRET, ...(retryNum !== undefined || attempt > 0 ? { retryNum: (retryNum ?? 0) + attempt } : {}) }).catch(() => undefined);
+          const res = await postEvent(`${r.url}/slack/events`, body, {
+            secret: SECRET,
+            ...(retryNum !== undefined || attempt > 0 ? { retryNum: (retryNum ?? 0) + attempt } : {}),
+          }).catch(() => undefined);
           if (res?.status === 200) return;
         }
         await sleep(25);
@@ -102,7 +113,11 @@ describe.skipIf(!REDIS_URL)('two replicas, Slack retries and twins, one replica 
     };
 
     const base = 1_950_000_000 + randomInt(0, 10_000_000);
-    const threads = Array.from({ length: THREADS }, (_, t) => ({ channel: `C0CHAOS${t % 3}`, root: `${base + t}.000100`, questions: [] as { ts: string; text: string }[] }));
+    const threads = Array.from({ length: THREADS }, (_, t) => ({
+      channel: `C0CHAOS${t % 3}`,
+      root: `${base + t}.000100`,
+      questions: [] as { ts: string; text: string }[],
+    }));
     let sent = 0;
     let killed = false;
     const total = THREADS * PER_THREAD;
@@ -112,7 +127,15 @@ describe.skipIf(!REDIS_URL)('two replicas, Slack retries and twins, one replica 
         const ts = q === 0 ? thread.root : `${base + t}.${String(200 + q).padStart(6, '0')}`;
         const text = `q${q} of t${t}`;
         thread.questions.push({ ts, text });
-        const event = { user: 'U0HUMAN1', ts, event_ts: ts, text: `<@${BOT}> ${text}`, channel: thread.channel, team: 'T0CHAOS', ...(q ? { thread_ts: thread.root } : {}) };
+        const event = {
+          user: 'U0HUMAN1',
+          ts,
+          event_ts: ts,
+          text: `<@${BOT}> ${text}`,
+          channel: thread.channel,
+          team: 'T0CHAOS',
+          ...(q ? { thread_ts: thread.root } : {}),
+        };
         const envelope = (type: string) => ({
           token: 'x',
           team_id: 'T0CHAOS',
@@ -156,18 +179,27 @@ describe.skipIf(!REDIS_URL)('two replicas, Slack retries and twins, one replica 
 
     const shownText = (m: FakeMessage) => (m.updates > 0 || !m.stream ? m.text : m.stream.markdown);
     const answers = () => threads.map((t) => slack.threadReplies(t.channel, t.root).map(shownText));
-    const expected = threads.map((t, i) => t.questions.map((q) => `Answer to ${q.text.replace(/ of t\d+$/, '')} of t${i} done`));
-    const complete = () => answers().every((list, i) => list.filter((x) => x.endsWith('done')).length >= expected[i]!.length);
+    const expected = threads.map((t, i) =>
+      t.questions.map((q) => `Answer to ${q.text.replace(/ of t\d+$/, '')} of t${i} done`),
+    );
+    const complete = () =>
+      answers().every((list, i) => list.filter((x) => x.endsWith('done')).length >= expected[i]!.length);
     await slack.waitFor(complete, 'every message answered', 60_000).catch(() => undefined);
 
     const got = answers();
     const missing = expected.flatMap((list, i) => list.filter((a) => !got[i]!.includes(a)));
     const doubled = got.flatMap((list) => list.filter((a, j) => list.indexOf(a) !== j));
-    const outOfOrder = got.filter((list, i) => JSON.stringify(list.filter((x) => expected[i]!.includes(x))) !== JSON.stringify(expected[i]));
+    const outOfOrder = got.filter(
+      (list, i) => JSON.stringify(list.filter((x) => expected[i]!.includes(x))) !== JSON.stringify(expected[i]),
+    );
     const replayed = replicas.reduce((n, r) => n + (r.out.match(/"attempt":[2-9]/g)?.length ?? 0), 0);
     const count = (re: RegExp) => replicas.map((r) => `${r.name}: ${r.out.match(re)?.length ?? 0}`).join(', ');
-    console.log(`[chaos] stalled-job recoveries ${count(/run again/g)}; turns handed back at SIGTERM ${count(/handed back at shutdown/g)}`);
-    console.log(`[chaos] ${total} messages, ${got.flat().length} answers; missing ${missing.length}, doubled ${doubled.length}, threads out of order ${outOfOrder.length}, turns replayed after the kill ${replayed}`);
+    console.log(
+      `[chaos] stalled-job recoveries ${count(/run again/g)}; turns handed back at SIGTERM ${count(/handed back at shutdown/g)}`,
+    );
+    console.log(
+      `[chaos] ${total} messages, ${got.flat().length} answers; missing ${missing.length}, doubled ${doubled.length}, threads out of order ${outOfOrder.length}, turns replayed after the kill ${replayed}`,
+    );
     expect({ missing, doubled, outOfOrder: outOfOrder.length }).toEqual({ missing: [], doubled: [], outOfOrder: 0 });
     // Nothing but answers in the threads (no error notices, no stray messages).
     expect(got.flat()).toHaveLength(total);

@@ -61,7 +61,9 @@ describe('demo data', () => {
   it('has one business with services, hours, the policies and FAQs the receptionist needs, and bookings', () => {
     expect(demoBusiness.services.length).toBeGreaterThanOrEqual(5);
     expect(Object.keys(demoBusiness.working_hours)).toHaveLength(7);
-    expect(demoPolicies.map((p) => p.topic)).toEqual(expect.arrayContaining(['cancellation', 'reschedule', 'late_arrival', 'deposits', 'refunds']));
+    expect(demoPolicies.map((p) => p.topic)).toEqual(
+      expect.arrayContaining(['cancellation', 'reschedule', 'late_arrival', 'deposits', 'refunds']),
+    );
     expect(demoFaqs.map((f) => f.topic)).toEqual(expect.arrayContaining(['parking', 'location', 'pricing']));
     const bookings = demoBookings(DEMO_ANCHOR);
     expect(bookings.length).toBeGreaterThanOrEqual(30);

@@ -3,7 +3,13 @@ import { openDataPort, type AdminDataPort } from '../../src/data/index.js';
 import * as rows from '../../src/data/rows.js';
 import { silentLogger } from '../../src/logger.js';
 import { startFakePostgrest, type FakePostgrest } from '../fakes/postgrest.js';
-import { noticeWithoutPostgres, openPgliteTestPort, openPostgresTestPort, testConfig, TEST_DATABASE_URL } from '../helpers/db.js';
+import {
+  noticeWithoutPostgres,
+  openPgliteTestPort,
+  openPostgresTestPort,
+  testConfig,
+  TEST_DATABASE_URL,
+} from '../helpers/db.js';
 import { defineFunctionSuite } from './suite.js';
 
 /**
@@ -21,9 +27,13 @@ async function openOver(backing: AdminDataPort, extraClose: () => Promise<void> 
   const sql = backing.transport.sql;
   if (!sql) throw new Error('backing transport has no SQL client');
   const fake = await startFakePostgrest({ query: (text, params) => sql.query(text, params), serviceKey: KEY });
-  const port = await openDataPort(testConfig({ SUPABASE_URL: fake.url, SUPABASE_SERVICE_ROLE_KEY: KEY }), silentLogger(), {
-    tenantCacheMs: 0,
-  });
+  const port = await openDataPort(
+    testConfig({ SUPABASE_URL: fake.url, SUPABASE_SERVICE_ROLE_KEY: KEY }),
+    silentLogger(),
+    {
+      tenantCacheMs: 0,
+    },
+  );
   return {
     port,
     fake,
@@ -76,7 +86,12 @@ describe('what supabase-js sends', () => {
     expect(req?.headers.apikey).toBe(KEY);
     expect(req?.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(req?.headers['content-profile']).toBe('public');
-    expect(req?.body).toEqual({ p_tenant_id: tenant.id, p_query: '"fixed price" -wind', p_limit: 5, p_has_offer: true });
+    expect(req?.body).toEqual({
+      p_tenant_id: tenant.id,
+      p_query: '"fixed price" -wind',
+      p_limit: 5,
+      p_has_offer: true,
+    });
   });
 
   it('maps PostgREST errors to DataError codes', async () => {
@@ -88,7 +103,10 @@ describe('what supabase-js sends', () => {
   });
 
   it('refuses a wrong service key at startup with a clear message', async () => {
-    const bad = openDataPort(testConfig({ SUPABASE_URL: fake.url, SUPABASE_SERVICE_ROLE_KEY: 'wrong' }), silentLogger());
+    const bad = openDataPort(
+      testConfig({ SUPABASE_URL: fake.url, SUPABASE_SERVICE_ROLE_KEY: 'wrong' }),
+      silentLogger(),
+    );
     await expect(bad).rejects.toThrow(/SUPABASE_URL: cannot query the database .*Invalid API key/);
   });
 });

@@ -32,50 +32,122 @@ async function file(name: string, content: string): Promise<string> {
   return path;
 }
 
-const count = async () => (await port.call('embedding_status', { tenant_id: tenantId }, rows.embeddingStatusRow))[0]?.campaigns;
-const products = async () => (await port.call('search_products', { tenant_id: tenantId, limit: 100 }, rows.productRow)).length;
+const count = async () =>
+  (await port.call('embedding_status', { tenant_id: tenantId }, rows.embeddingStatusRow))[0]?.campaigns;
+const products = async () =>
+  (await port.call('search_products', { tenant_id: tenantId, limit: 100 }, rows.productRow)).length;
 
-const CSV_HEADER = 'source_key,company,brand,channel,offer,key_value_props,imagery_sentiment,imagery_visual_style,capture_date,campaign_text';
+const CSV_HEADER =
+  'source_key,company,brand,channel,offer,key_value_props,imagery_sentiment,imagery_visual_style,capture_date,campaign_text';
 const csvRow = (key: string, text: string, date = '2026-10-01') =>
   `${key},Acme Energy,Acme,Facebook,Free first month,Green Energy; Low Price,Positive,Minimalist,${date},"${text}"`;
 
 describe('import', () => {
   it('imports a CSV, re-imports it without duplicates, and updates changed rows', async () => {
-    const path = await file('ok.csv', [CSV_HEADER, csvRow('a1', 'Green power, ""cheap""'), csvRow('a2', 'Line one\nline two'), ''].join('\n'));
-    expect(await importFile(port, { table: 'campaigns', file: path, tenantId })).toMatchObject({ ok: true, rows: 2, inserted: 2 });
-    expect(await importFile(port, { table: 'campaigns', file: path, tenantId })).toMatchObject({ ok: true, inserted: 0, updated: 0, unchanged: 2 });
-    const edited = await file('edited.csv', [CSV_HEADER, csvRow('a1', 'Green power, now cheaper'), csvRow('a2', 'Line one\nline two')].join('\n'));
-    expect(await importFile(port, { table: 'campaigns', file: edited, tenantId })).toMatchObject({ ok: true, inserted: 0, updated: 1, unchanged: 1 });
+    const path = await file(
+      'ok.csv',
+      [CSV_HEADER, csvRow('a1', 'Green power, ""cheap""'), csvRow('a2', 'Line one\nline two'), ''].join('\n'),
+    );
+    expect(await importFile(port, { table: 'campaigns', file: path, tenantId })).toMatchObject({
+      ok: true,
+      rows: 2,
+      inserted: 2,
+    });
+    expect(await importFile(port, { table: 'campaigns', file: path, tenantId })).toMatchObject({
+      ok: true,
+      inserted: 0,
+      updated: 0,
+      unchanged: 2,
+    });
+    const edited = await file(
+      'edited.csv',
+      [CSV_HEADER, csvRow('a1', 'Green power, now cheaper'), csvRow('a2', 'Line one\nline two')].join('\n'),
+    );
+    expect(await importFile(port, { table: 'campaigns', file: edited, tenantId })).toMatchObject({
+      ok: true,
+      inserted: 0,
+      updated: 1,
+      unchanged: 1,
+    });
     expect(await count()).toBe(2);
-    const [hit] = await port.call('search_campaigns_by_text', { tenant_id: tenantId, query: 'cheaper' }, rows.textCampaignRow);
+    const [hit] = await port.call(
+      'search_campaigns_by_text',
+      { tenant_id: tenantId, query: 'cheaper' },
+      rows.textCampaignRow,
+    );
     expect(hit?.key_value_props).toEqual(['Green Energy', 'Low Price']);
   });
 
   it('imports JSONL, and a row the database rejects fails the whole file with its line', async () => {
-    const product = { code: 'T-1', family: 'Stainless Steel', grade: '304', form: 'Sheet', thickness_mm: '1.2', width_mm: 1200, length_mm: 2400 };
-    const p = await file('products.jsonl', `${JSON.stringify(product)}\n\n${JSON.stringify({ ...product, code: 'T-2', thickness_mm: 2 })}\n`);
+    const product = {
+      code: 'T-1',
+      family: 'Stainless Steel',
+      grade: '304',
+      form: 'Sheet',
+      thickness_mm: '1.2',
+      width_mm: 1200,
+      length_mm: 2400,
+    };
+    const p = await file(
+      'products.jsonl',
+      `${JSON.stringify(product)}\n\n${JSON.stringify({ ...product, code: 'T-2', thickness_mm: 2 })}\n`,
+    );
     expect(await importFile(port, { table: 'products', file: p, tenantId })).toMatchObject({ ok: true, inserted: 2 });
     const price = { supplier: 'S', uom: 'sheet', price_per_uom: 10, lead_time_days: 2 };
     const prices = await file(
       'prices.jsonl',
-      [{ ...price, product_code: 'T-1', sku: 'S1' }, { ...price, product_code: 'T-2', sku: 'S2' }, { ...price, product_code: 'NOPE', sku: 'S3' }]
+      [
+        { ...price, product_code: 'T-1', sku: 'S1' },
+        { ...price, product_code: 'T-2', sku: 'S2' },
+        { ...price, product_code: 'NOPE', sku: 'S3' },
+      ]
         .map((r) => JSON.stringify(r))
         .join('\n'),
     );
     const result = await importFile(port, { table: 'supplier_prices', file: prices, tenantId });
     expect(result).toMatchObject({ ok: false, problems: [{ line: 3, message: "unknown product_code 'NOPE'" }] });
-    expect(await port.call('compare_suppliers', { tenant_id: tenantId, product_id: (await port.call('search_products', { tenant_id: tenantId, query: 'T-1' }, rows.productRow))[0]?.product_id ?? null }, rows.supplierComparisonRow)).toEqual([]);
+    expect(
+      await port.call(
+        'compare_suppliers',
+        {
+          tenant_id: tenantId,
+          product_id:
+            (await port.call('search_products', { tenant_id: tenantId, query: 'T-1' }, rows.productRow))[0]
+              ?.product_id ?? null,
+        },
+        rows.supplierComparisonRow,
+      ),
+    ).toEqual([]);
   });
 
   it('reports malformed CSV by line and imports nothing', async () => {
     const before = await count();
-    const path = await file('broken.csv', [CSV_HEADER, csvRow('b1', 'fine'), 'b2,Acme,Acme,Facebook,,,,,2026-10-01,"never closed', csvRow('b3', 'fine')].join('\n'));
+    const path = await file(
+      'broken.csv',
+      [
+        CSV_HEADER,
+        csvRow('b1', 'fine'),
+        'b2,Acme,Acme,Facebook,,,,,2026-10-01,"never closed',
+        csvRow('b3', 'fine'),
+      ].join('\n'),
+    );
     const result = await importFile(port, { table: 'campaigns', file: path, tenantId });
     expect(result.ok).toBe(false);
     if (result.ok) return;
     // Reported where the broken record starts; the parser's message says where it gave up.
-    expect(result.problems[0]).toEqual({ line: 3, message: expect.stringMatching(/^malformed CSV: Invalid Closing Quote: .* at line 4/) });
-    const unclosed = await file('unclosed.csv', [CSV_HEADER, csvRow('b1', 'fine'), csvRow('b3', 'fine'), 'b2,Acme,Acme,Facebook,,,,,2026-10-01,"never closed'].join('\n'));
+    expect(result.problems[0]).toEqual({
+      line: 3,
+      message: expect.stringMatching(/^malformed CSV: Invalid Closing Quote: .* at line 4/),
+    });
+    const unclosed = await file(
+      'unclosed.csv',
+      [
+        CSV_HEADER,
+        csvRow('b1', 'fine'),
+        csvRow('b3', 'fine'),
+        'b2,Acme,Acme,Facebook,,,,,2026-10-01,"never closed',
+      ].join('\n'),
+    );
     expect(await importFile(port, { table: 'campaigns', file: unclosed, tenantId })).toMatchObject({
       ok: false,
       problems: [{ line: 4, message: expect.stringMatching(/^malformed CSV: Quote Not Closed/) }],
@@ -94,7 +166,11 @@ describe('import', () => {
       'W-5,stainless,304,sheet,1.2,1200',
       'W-6,aluminium,5052,plate,6,1200,2400',
     ];
-    const result = await importFile(port, { table: 'products', file: await file('types.csv', lines.join('\n')), tenantId });
+    const result = await importFile(port, {
+      table: 'products',
+      file: await file('types.csv', lines.join('\n')),
+      tenantId,
+    });
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.problems.map((p) => p.line)).toEqual([3, 4, 5, 6]);
@@ -106,9 +182,20 @@ describe('import', () => {
 
     const bookings = [
       { reference: 'X1', customer_name: 'A', service: 's', booking_datetime: '2026-11-01 10:00', status: 'confirmed' },
-      { reference: 'X2', customer_name: 'B', service: 's', booking_datetime: '2026-11-01T10:00:00+11:00', status: 'maybe', price: 'free' },
+      {
+        reference: 'X2',
+        customer_name: 'B',
+        service: 's',
+        booking_datetime: '2026-11-01T10:00:00+11:00',
+        status: 'maybe',
+        price: 'free',
+      },
     ];
-    const b = await importFile(port, { table: 'bookings', file: await file('b.jsonl', bookings.map((r) => JSON.stringify(r)).join('\n')), tenantId });
+    const b = await importFile(port, {
+      table: 'bookings',
+      file: await file('b.jsonl', bookings.map((r) => JSON.stringify(r)).join('\n')),
+      tenantId,
+    });
     expect(b.ok ? [] : b.problems.map((p) => [p.line, p.message])).toEqual([
       [1, 'booking_datetime: expected an ISO 8601 date-time with a time zone'],
       [2, 'status: expected pending, confirmed, completed, cancelled or no_show; price: expected a number'],
@@ -116,9 +203,20 @@ describe('import', () => {
   });
 
   it('rejects unknown columns, in a CSV header and in a JSONL row', async () => {
-    const csv = await importFile(port, { table: 'faqs', file: await file('u.csv', 'topic,question,answer,colour\nx,q?,a,red\n'), tenantId });
-    expect(csv).toMatchObject({ ok: false, problems: [{ line: 1, message: expect.stringMatching(/unknown column\(s\) "colour"/) }] });
-    const jsonl = await importFile(port, { table: 'competitors', file: await file('u.jsonl', '{"key":"k","display_name":"K","full_description":"d","colour":"red"}\n[1]\n{oops\n'), tenantId });
+    const csv = await importFile(port, {
+      table: 'faqs',
+      file: await file('u.csv', 'topic,question,answer,colour\nx,q?,a,red\n'),
+      tenantId,
+    });
+    expect(csv).toMatchObject({
+      ok: false,
+      problems: [{ line: 1, message: expect.stringMatching(/unknown column\(s\) "colour"/) }],
+    });
+    const jsonl = await importFile(port, {
+      table: 'competitors',
+      file: await file('u.jsonl', '{"key":"k","display_name":"K","full_description":"d","colour":"red"}\n[1]\n{oops\n'),
+      tenantId,
+    });
     expect(jsonl.ok ? [] : jsonl.problems).toEqual([
       { line: 1, message: 'unknown column(s): colour' },
       { line: 2, message: 'expected a JSON object on each line' },
@@ -134,10 +232,15 @@ describe('import', () => {
     expect(await run('campaigns', 'empty.csv', '')).toBe('0: the file is empty');
     expect(await run('campaigns', 'blank.jsonl', '\n\n  \n')).toBe('0: the file has no rows to import');
     expect(await run('campaigns', 'header.csv', `${CSV_HEADER}\n`)).toBe('0: the file has no rows to import');
-    expect(await run('campaigns', 'dup.csv', [CSV_HEADER, csvRow('d1', 'x'), csvRow('d1', 'y')].join('\n'))).toBe('3: duplicate of line 2 (same natural key: d1)');
+    expect(await run('campaigns', 'dup.csv', [CSV_HEADER, csvRow('d1', 'x'), csvRow('d1', 'y')].join('\n'))).toBe(
+      '3: duplicate of line 2 (same natural key: d1)',
+    );
     expect(await run('nope', 'x.csv', 'a\n1\n')).toMatch(/^0: unknown table "nope"/);
     expect(await run('campaigns', 'x.xlsx', 'a')).toMatch(/^0: unsupported file type/);
-    expect(await importFile(port, { table: 'campaigns', file: join(dir, 'missing.csv'), tenantId })).toMatchObject({ ok: false, problems: [{ line: 0 }] });
+    expect(await importFile(port, { table: 'campaigns', file: join(dir, 'missing.csv'), tenantId })).toMatchObject({
+      ok: false,
+      problems: [{ line: 0 }],
+    });
   });
 
   it('streams a 100 MB file without loading it: a bad last row is found and nothing is imported', async () => {
@@ -166,7 +269,12 @@ describe('import', () => {
     }, 20);
     const result = await importFile(port, { table: 'campaigns', file: path, tenantId });
     clearInterval(timer);
-    expect(result).toMatchObject({ ok: false, rows: n + 1, problemCount: 1, problems: [{ line: n + 1, message: 'capture_date: expected a date as YYYY-MM-DD' }] });
+    expect(result).toMatchObject({
+      ok: false,
+      rows: n + 1,
+      problemCount: 1,
+      problems: [{ line: n + 1, message: 'capture_date: expected a date as YYYY-MM-DD' }],
+    });
     // The file is 100 MB; holding it (or its rows) would show up here several times over.
     expect(peak - baseline).toBeLessThan(60 * 1024 * 1024);
     expect(await count()).toBe(before);
@@ -175,16 +283,28 @@ describe('import', () => {
 
 describe('npm run import', () => {
   it('prints each bad line and exits 1, then imports a good file and exits 0', async () => {
-    const env = { ...process.env, PGLITE_DIR: join(dir, 'cli-db'), LOG_LEVEL: 'silent', DATABASE_URL: '', SUPABASE_URL: '' };
+    const env = {
+      ...process.env,
+      PGLITE_DIR: join(dir, 'cli-db'),
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: '',
+      SUPABASE_URL: '',
+    };
     const run = promisify(execFile);
-    const cli = (f: string) => run(process.execPath, ['--import', 'tsx', 'src/data/cli/import.ts', 'campaigns', f], { env });
-    const bad = await file('cli-bad.csv', [CSV_HEADER, csvRow('c1', 'ok'), csvRow('c2', 'bad', '01/10/2026')].join('\n'));
+    const cli = (f: string) =>
+      run(process.execPath, ['--import', 'tsx', 'src/data/cli/import.ts', 'campaigns', f], { env });
+    const bad = await file(
+      'cli-bad.csv',
+      [CSV_HEADER, csvRow('c1', 'ok'), csvRow('c2', 'bad', '01/10/2026')].join('\n'),
+    );
     const failed = await cli(bad).catch((e: { code: number; stderr: string }) => e);
     expect(failed).toMatchObject({ code: 1 });
     expect((failed as { stderr: string }).stderr).toContain('Nothing was imported: 1 problem');
     expect((failed as { stderr: string }).stderr).toContain('line 3: capture_date: expected a date as YYYY-MM-DD');
     const good = await file('cli-good.csv', [CSV_HEADER, csvRow('c1', 'ok'), csvRow('c2', 'fine')].join('\n'));
     const { stdout } = await cli(good);
-    expect(stdout).toMatch(/Imported 2 campaigns row\(s\) into tenant "default" of (the embedded database in \S+|Postgres at \S+) in .*2 new, 0 updated, 0 unchanged/);
+    expect(stdout).toMatch(
+      /Imported 2 campaigns row\(s\) into tenant "default" of (the embedded database in \S+|Postgres at \S+) in .*2 new, 0 updated, 0 unchanged/,
+    );
   }, 60_000);
 });

@@ -31,7 +31,10 @@ const want = { embeddingDimensions: DEFAULTS.EMBEDDING_DIMENSIONS, schemaVersion
 
 function capturingLogger(level = 'info') {
   const lines: { msg: string; reason?: string }[] = [];
-  return { lines, log: createLogger(level, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) }) };
+  return {
+    lines,
+    log: createLogger(level, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) }),
+  };
 }
 
 /** Every public function's signature and every public column: what the migrations define. */
@@ -50,7 +53,11 @@ describe('the embedded database template', () => {
   it('is current: built by the installed PGlite, from every migration, with the default dimensions (else run `npm run db:template`)', () => {
     const meta = templateMeta.parse(JSON.parse(readFileSync(join(TEMPLATE_DIR, TEMPLATE_META), 'utf8')));
     expect(existsSync(join(TEMPLATE_DIR, TEMPLATE_ARCHIVE))).toBe(true);
-    expect(meta).toEqual({ pglite: installedPgliteVersion(), schemaVersion: SCHEMA_VERSION, embeddingDimensions: DEFAULTS.EMBEDDING_DIMENSIONS });
+    expect(meta).toEqual({
+      pglite: installedPgliteVersion(),
+      schemaVersion: SCHEMA_VERSION,
+      embeddingDimensions: DEFAULTS.EMBEDDING_DIMENSIONS,
+    });
   });
 
   it('creates a new data directory that holds what initdb and the migrations would, seeded on the first start only', async () => {
@@ -108,16 +115,24 @@ describe('the embedded database template', () => {
     const dir = join(work, 'other-dims');
     expect(await createFromTemplate(dir, { ...want, embeddingDimensions: 64 }, other.log)).toBe(false);
     expect(existsSync(dir)).toBe(false);
-    expect(other.lines[0]).toMatchObject({ msg: expect.stringContaining('does not fit'), reason: expect.stringContaining('EMBEDDING_DIMENSIONS is 64') });
+    expect(other.lines[0]).toMatchObject({
+      msg: expect.stringContaining('does not fit'),
+      reason: expect.stringContaining('EMBEDDING_DIMENSIONS is 64'),
+    });
 
     const damaged = join(work, 'damaged-template');
     mkdirSync(damaged);
     writeFileSync(join(damaged, TEMPLATE_META), readFileSync(join(TEMPLATE_DIR, TEMPLATE_META)));
-    writeFileSync(join(damaged, TEMPLATE_ARCHIVE), readFileSync(join(TEMPLATE_DIR, TEMPLATE_ARCHIVE)).subarray(0, 50_000));
+    writeFileSync(
+      join(damaged, TEMPLATE_ARCHIVE),
+      readFileSync(join(TEMPLATE_DIR, TEMPLATE_ARCHIVE)).subarray(0, 50_000),
+    );
     const warned = capturingLogger();
     const target = join(work, 'from-damaged');
     expect(await createFromTemplate(target, want, warned.log, damaged)).toBe(false);
-    expect(warned.lines[0]?.msg).toMatch(/could not create the embedded database from its template; creating it with initdb/);
+    expect(warned.lines[0]?.msg).toMatch(
+      /could not create the embedded database from its template; creating it with initdb/,
+    );
     expect(existsSync(target)).toBe(false);
     expect(readdirSync(work).filter((name) => name.includes('.template-'))).toEqual([]);
   });

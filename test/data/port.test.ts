@@ -43,7 +43,9 @@ describe('createDataPort with nothing configured', () => {
       expect(port.vectorsAvailable).toBe(true);
       const tenant = await port.defaultTenant();
       expect(tenant.name).toBe('Demo workspace');
-      expect(await port.call('embedding_status', { tenant_id: tenant.id }, rows.embeddingStatusRow)).toEqual([{ campaigns: 300, embedded: 300 }]);
+      expect(await port.call('embedding_status', { tenant_id: tenant.id }, rows.embeddingStatusRow)).toEqual([
+        { campaigns: 300, embedded: 300 },
+      ]);
     } finally {
       await port.close();
     }
@@ -61,18 +63,27 @@ describe('createDataPort with nothing configured', () => {
       const first = await openDataPort(testConfig(env), silentLogger());
       const tenant = await first.defaultTenant();
       // One process at a time: a second opener is refused, not allowed to corrupt the files.
-      await expect(openDataPort(testConfig(env), silentLogger())).rejects.toThrow(/is in use by process \d+; stop it first/);
+      await expect(openDataPort(testConfig(env), silentLogger())).rejects.toThrow(
+        /is in use by process \d+; stop it first/,
+      );
       // A later start must not seed again: it would undo this rename.
       await importRows(first, 'tenants', tenant.id, [{ slug: 'default', name: 'Renamed' }]);
       await first.close();
 
       const second = await openDataPort(testConfig(env), silentLogger(), { tenantCacheMs: 0 });
-      expect((await second.call('embedding_status', { tenant_id: tenant.id }, rows.embeddingStatusRow))[0]?.campaigns).toBe(300);
+      expect(
+        (await second.call('embedding_status', { tenant_id: tenant.id }, rows.embeddingStatusRow))[0]?.campaigns,
+      ).toBe(300);
       expect(await second.defaultTenant()).toMatchObject({ id: tenant.id, name: 'Renamed' });
       await second.close();
 
-      const mismatch = openDataPort(testConfig({ ...env, EMBEDDING_MODEL: 'm', EMBEDDING_DIMENSIONS: '128' }), silentLogger());
-      await expect(mismatch).rejects.toThrow(/EMBEDDING_DIMENSIONS: is 128 but the database stores 64-dimensional embeddings/);
+      const mismatch = openDataPort(
+        testConfig({ ...env, EMBEDDING_MODEL: 'm', EMBEDDING_DIMENSIONS: '128' }),
+        silentLogger(),
+      );
+      await expect(mismatch).rejects.toThrow(
+        /EMBEDDING_DIMENSIONS: is 128 but the database stores 64-dimensional embeddings/,
+      );
     });
 
     it('starts after a crash that left a pid file naming this very pid (a container is always PID 1)', async () => {
@@ -85,7 +96,9 @@ describe('createDataPort with nothing configured', () => {
       try {
         expect((await restarted.defaultTenant()).isDefault).toBe(true);
         // While it runs, a second opener in the same process is still refused.
-        await expect(openDataPort(testConfig(env), silentLogger())).rejects.toThrow(/is in use by process \d+; stop it first/);
+        await expect(openDataPort(testConfig(env), silentLogger())).rejects.toThrow(
+          /is in use by process \d+; stop it first/,
+        );
       } finally {
         await restarted.close();
       }
@@ -109,10 +122,16 @@ describe('the port guards every call', () => {
   });
   afterAll(() => port.close());
 
-  const error = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as DataError);
+  const error = (p: Promise<unknown>) =>
+    p.then(
+      () => null,
+      (e: unknown) => e as DataError,
+    );
 
   it('only calls catalogued read functions', async () => {
-    const unknown = await error(port.call('pg_sleep' as ReadFunctionName, { tenant_id: tenantId } as never, rows.campaignRow));
+    const unknown = await error(
+      port.call('pg_sleep' as ReadFunctionName, { tenant_id: tenantId } as never, rows.campaignRow),
+    );
     expect(unknown).toMatchObject({ name: 'DataError', code: 'invalid_input' });
     const admin = await error(port.call('import_commit' as ReadFunctionName, {} as never, rows.campaignRow));
     expect(admin).toMatchObject({ code: 'invalid_input' });
@@ -135,8 +154,18 @@ describe('the port guards every call', () => {
   });
 
   it('validates rows and surfaces database failures as DataError, logged with the function name', async () => {
-    await port.admin('import_stage', { tenant_id: tenantId, import_id: tenantId, table: 'faqs', seq: 0, rows: [] }, z.object({ staged: z.number() }));
-    const failed = await error(port.admin('import_stage', { tenant_id: tenantId, import_id: tenantId, table: 'faqs', seq: 0, rows: [] }, z.object({ staged: z.number() })));
+    await port.admin(
+      'import_stage',
+      { tenant_id: tenantId, import_id: tenantId, table: 'faqs', seq: 0, rows: [] },
+      z.object({ staged: z.number() }),
+    );
+    const failed = await error(
+      port.admin(
+        'import_stage',
+        { tenant_id: tenantId, import_id: tenantId, table: 'faqs', seq: 0, rows: [] },
+        z.object({ staged: z.number() }),
+      ),
+    );
     expect(failed).toMatchObject({ name: 'DataError', fn: 'import_stage', code: 'invalid_input' });
     expect(failed?.message).toBe('Database call import_stage rejected its input (23505)');
     expect(lines.some((l) => l.includes('"fn":"import_stage"') && l.includes('data call failed'))).toBe(true);
@@ -175,7 +204,12 @@ describe('tenants', () => {
 
 describe('configuration errors', () => {
   it('names both variables when DATABASE_URL and SUPABASE_URL are set', () => {
-    const both = () => parseConfig({ DATABASE_URL: 'postgres://x/y', SUPABASE_URL: 'https://p.supabase.co', SUPABASE_SERVICE_ROLE_KEY: 'k' });
+    const both = () =>
+      parseConfig({
+        DATABASE_URL: 'postgres://x/y',
+        SUPABASE_URL: 'https://p.supabase.co',
+        SUPABASE_SERVICE_ROLE_KEY: 'k',
+      });
     expect(both).toThrow(ConfigError);
     expect(both).toThrow(/DATABASE_URL and SUPABASE_URL are both set/);
   });
@@ -190,13 +224,19 @@ describe('configuration errors', () => {
       const db = await createTestDatabase();
       try {
         const config = testConfig({ DATABASE_URL: db.url });
-        await expect(openDataPort(config, silentLogger())).rejects.toThrow(/has no Switchboard schema\. Run `npm run db:migrate`/);
+        await expect(openDataPort(config, silentLogger())).rejects.toThrow(
+          /has no Switchboard schema\. Run `npm run db:migrate`/,
+        );
         await migratePostgres(db.url);
         const c = new pg.Client({ connectionString: db.url });
         await c.connect();
-        await c.query(`create or replace function schema_info() returns table (version text, vectors_available boolean, embedding_dimensions integer) language sql as $$ select '20200101000000', false, null::integer $$`);
+        await c.query(
+          `create or replace function schema_info() returns table (version text, vectors_available boolean, embedding_dimensions integer) language sql as $$ select '20200101000000', false, null::integer $$`,
+        );
         await c.end();
-        await expect(openDataPort(config, silentLogger())).rejects.toThrow(/schema is at 20200101000000 but .* needs \d{14}\. Run `npm run db:migrate`/);
+        await expect(openDataPort(config, silentLogger())).rejects.toThrow(
+          /schema is at 20200101000000 but .* needs \d{14}\. Run `npm run db:migrate`/,
+        );
       } finally {
         await db.drop();
       }

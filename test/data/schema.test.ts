@@ -5,7 +5,13 @@ import { ROW_SCHEMAS } from '../../src/data/rows.js';
 import { openPglite } from '../../src/data/transports/pglite.js';
 import { openPostgres } from '../../src/data/transports/postgres.js';
 import type { SqlClient } from '../../src/data/transports/types.js';
-import { createTestDatabase, noticeWithoutPostgres, TEST_DATABASE_URL, TEST_DIMENSIONS, type TestDatabase } from '../helpers/db.js';
+import {
+  createTestDatabase,
+  noticeWithoutPostgres,
+  TEST_DATABASE_URL,
+  TEST_DIMENSIONS,
+  type TestDatabase,
+} from '../helpers/db.js';
 
 noticeWithoutPostgres('the migration checks');
 
@@ -30,7 +36,12 @@ function checkCatalogue(procs: Record<string, unknown>[]): void {
     const optional = Object.values(spec).filter((t) => t.endsWith('?')).length;
     expect(proc?.ndefaults, fn).toBe(optional);
     // Optional arguments are the trailing ones, as SQL requires.
-    expect(Object.values(spec).slice(names.length - optional).every((t) => t.endsWith('?')), fn).toBe(true);
+    expect(
+      Object.values(spec)
+        .slice(names.length - optional)
+        .every((t) => t.endsWith('?')),
+      fn,
+    ).toBe(true);
   }
 }
 
@@ -64,8 +75,15 @@ describe('the catalogue matches the migrations', () => {
     });
 
     it('reports the newest recorded migration, so a later migration only adds its own SQL', async () => {
-      const later = { version: '20991231000000', name: 'later', sql: 'create table if not exists public.later_probe (id int)' };
-      expect((await migrate(sql, { embeddingDimensions: TEST_DIMENSIONS, migrations: [...loadMigrations(), later] })).applied).toEqual([later.version]);
+      const later = {
+        version: '20991231000000',
+        name: 'later',
+        sql: 'create table if not exists public.later_probe (id int)',
+      };
+      expect(
+        (await migrate(sql, { embeddingDimensions: TEST_DIMENSIONS, migrations: [...loadMigrations(), later] }))
+          .applied,
+      ).toEqual([later.version]);
       expect((await sql.query('select version from schema_info()'))[0]).toEqual({ version: later.version });
     });
   });

@@ -41,16 +41,26 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
 
     describe('campaigns', () => {
       it('full-text search understands phrases and exclusions, ranked', async () => {
-        const hits = await port.call('search_campaigns_by_text', { tenant_id: t(), query: '"no annual fee"', limit: 20 }, rows.textCampaignRow);
+        const hits = await port.call(
+          'search_campaigns_by_text',
+          { tenant_id: t(), query: '"no annual fee"', limit: 20 },
+          rows.textCampaignRow,
+        );
         expect(hits.length).toBeGreaterThan(3);
         // "no" is an English stop word: the phrase matches "annual fee(s)" in sequence.
-        for (const h of hits) expect(`${h.campaign_text} ${h.full_campaign_text}`.toLowerCase()).toMatch(/annual fees?/);
+        for (const h of hits)
+          expect(`${h.campaign_text} ${h.full_campaign_text}`.toLowerCase()).toMatch(/annual fees?/);
         expect(hits.map((h) => h.rank)).toEqual([...hits.map((h) => h.rank)].sort((a, b) => b - a));
         expect(hits[0]?.snippet).toMatch(/\*\*/);
 
-        const without = await port.call('search_campaigns_by_text', { tenant_id: t(), query: '"no annual fee" -cashback', limit: 50 }, rows.textCampaignRow);
+        const without = await port.call(
+          'search_campaigns_by_text',
+          { tenant_id: t(), query: '"no annual fee" -cashback', limit: 50 },
+          rows.textCampaignRow,
+        );
         expect(without.length).toBeGreaterThan(0);
-        for (const h of without) expect(`${h.campaign_text} ${h.full_campaign_text}`.toLowerCase()).not.toMatch(/cashback/);
+        for (const h of without)
+          expect(`${h.campaign_text} ${h.full_campaign_text}`.toLowerCase()).not.toMatch(/cashback/);
       });
 
       it('a blank or garbage query returns nothing instead of raising', async () => {
@@ -78,9 +88,14 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
         expect(all).toHaveLength(200);
         expect(all.map((c) => c.capture_date)).toEqual([...all.map((c) => c.capture_date)].sort().reverse());
 
-        const byProp = await port.call('filter_campaigns', { tenant_id: t(), value_props: ['cash back', 'Rewards Points'], limit: 200 }, rows.campaignRow);
+        const byProp = await port.call(
+          'filter_campaigns',
+          { tenant_id: t(), value_props: ['cash back', 'Rewards Points'], limit: 200 },
+          rows.campaignRow,
+        );
         expect(byProp.length).toBeGreaterThan(5);
-        for (const c of byProp) expect(c.key_value_props.some((p) => p === 'Cash Back' || p === 'Rewards Points')).toBe(true);
+        for (const c of byProp)
+          expect(c.key_value_props.some((p) => p === 'Cash Back' || p === 'Rewards Points')).toBe(true);
 
         const recent = await port.call(
           'filter_campaigns',
@@ -90,13 +105,24 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
         expect(recent.length).toBeGreaterThan(0);
         for (const c of recent) expect(c.capture_date >= '2026-10-02' && c.capture_date <= '2026-11-01').toBe(true);
 
-        const noOffer = await port.call('filter_campaigns', { tenant_id: t(), has_offer: false, limit: 200 }, rows.campaignRow);
+        const noOffer = await port.call(
+          'filter_campaigns',
+          { tenant_id: t(), has_offer: false, limit: 200 },
+          rows.campaignRow,
+        );
         expect(noOffer.length).toBeGreaterThan(10);
         for (const c of noOffer) expect(c.offer).toBeNull();
 
         const narrow = await port.call(
           'filter_campaigns',
-          { tenant_id: t(), channels: ['TikTok'], sentiments: ['playful', 'Empowering', 'Positive'], visual_styles: ['user-generated video', 'Bold Typography'], companies: ['tellus mobil', 'Nordvind'] , limit: 50 },
+          {
+            tenant_id: t(),
+            channels: ['TikTok'],
+            sentiments: ['playful', 'Empowering', 'Positive'],
+            visual_styles: ['user-generated video', 'Bold Typography'],
+            companies: ['tellus mobil', 'Nordvind'],
+            limit: 50,
+          },
           rows.campaignRow,
         );
         for (const c of narrow) {
@@ -125,12 +151,18 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
       it('semantic search ranks by similarity and filters (or says pgvector is unavailable)', async () => {
         const embedding = hashEmbedding('Danish wind power green electricity', TEST_DIMENSIONS);
         if (!port.vectorsAvailable) {
-          const err = await port.call('search_campaigns', { tenant_id: t(), query_embedding: embedding }, rows.semanticCampaignRow).catch((e: unknown) => e);
+          const err = await port
+            .call('search_campaigns', { tenant_id: t(), query_embedding: embedding }, rows.semanticCampaignRow)
+            .catch((e: unknown) => e);
           expect(err).toBeInstanceOf(DataError);
           expect((err as DataError).code).toBe('unavailable');
           return;
         }
-        const hits = await port.call('search_campaigns', { tenant_id: t(), query_embedding: embedding, limit: 10 }, rows.semanticCampaignRow);
+        const hits = await port.call(
+          'search_campaigns',
+          { tenant_id: t(), query_embedding: embedding, limit: 10 },
+          rows.semanticCampaignRow,
+        );
         expect(hits).toHaveLength(10);
         expect(hits.map((h) => h.similarity)).toEqual([...hits.map((h) => h.similarity)].sort((a, b) => b - a));
         expect(hits.filter((h) => /wind/i.test(h.full_campaign_text)).length).toBeGreaterThanOrEqual(5);
@@ -144,7 +176,11 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
         for (const h of filtered) expect([h.channel, Boolean(h.offer)]).toEqual(['Email', true]);
 
         // Fewer matches than asked for: the exact ranking of the filtered window takes over.
-        const few = await port.call('filter_campaigns', { tenant_id: t(), companies: ['Hedeværk El'], limit: 200 }, rows.campaignRow);
+        const few = await port.call(
+          'filter_campaigns',
+          { tenant_id: t(), companies: ['Hedeværk El'], limit: 200 },
+          rows.campaignRow,
+        );
         expect(few.length).toBeGreaterThan(0);
         expect(few.length).toBeLessThan(30);
         const ranked = await port.call(
@@ -155,14 +191,20 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
         expect(ranked.map((h) => h.id).sort()).toEqual(few.map((c) => c.id).sort());
         expect(ranked.map((h) => h.similarity)).toEqual([...ranked.map((h) => h.similarity)].sort((a, b) => b - a));
 
-        const wrongSize = await port.call('search_campaigns', { tenant_id: t(), query_embedding: [0.1, 0.2, 0.3] }, rows.semanticCampaignRow).catch((e: unknown) => e);
+        const wrongSize = await port
+          .call('search_campaigns', { tenant_id: t(), query_embedding: [0.1, 0.2, 0.3] }, rows.semanticCampaignRow)
+          .catch((e: unknown) => e);
         expect((wrongSize as DataError).code).toBe('invalid_input');
       });
     });
 
     describe('competitors', () => {
       it('lists ids for the default campaign and fetches one description', async () => {
-        const ids = await port.call('list_competitor_ids', { tenant_id: t(), campaign_id: tenant.defaultCampaignId ?? null }, rows.competitorIdRow);
+        const ids = await port.call(
+          'list_competitor_ids',
+          { tenant_id: t(), campaign_id: tenant.defaultCampaignId ?? null },
+          rows.competitorIdRow,
+        );
         expect(ids.length).toBeGreaterThanOrEqual(12);
         expect(ids.map((c) => c.key)).toEqual(expect.arrayContaining(['norlys', 'ewii']));
         const [norlys] = await port.call('get_competitor', { tenant_id: t(), key: ' Norlys ' }, rows.competitorRow);
@@ -175,10 +217,19 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
 
     describe('products', () => {
       it('searches the catalogue with free text and spec', async () => {
-        const found = await port.call('search_products', { tenant_id: t(), query: 'stainless 316 sheet 1.5mm' }, rows.productRow);
+        const found = await port.call(
+          'search_products',
+          { tenant_id: t(), query: 'stainless 316 sheet 1.5mm' },
+          rows.productRow,
+        );
         expect(found.length).toBeGreaterThan(0);
-        for (const p of found) expect([p.family, p.grade, p.form, p.thickness_mm]).toEqual(['stainless', '316', 'sheet', 1.5]);
-        const alu = await port.call('search_products', { tenant_id: t(), family: 'Aluminum', form: 'plates', thickness_mm: 6 }, rows.productRow);
+        for (const p of found)
+          expect([p.family, p.grade, p.form, p.thickness_mm]).toEqual(['stainless', '316', 'sheet', 1.5]);
+        const alu = await port.call(
+          'search_products',
+          { tenant_id: t(), family: 'Aluminum', form: 'plates', thickness_mm: 6 },
+          rows.productRow,
+        );
         expect(alu.map((p) => p.code)).toEqual(['AL5052-mill-PLATE-6-1200X2400']);
         expect(alu[0]?.supplier_count).toBeGreaterThanOrEqual(1);
       });
@@ -186,7 +237,15 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
       it('prices a material across suppliers and compares landed cost', async () => {
         const prices = await port.call(
           'get_pricing_for_material',
-          { tenant_id: t(), family: 'stainless steel', grade: 'SS 304', thickness_mm: 1.2, form: 'sheet', width_mm: 2400, length_mm: 1200 },
+          {
+            tenant_id: t(),
+            family: 'stainless steel',
+            grade: 'SS 304',
+            thickness_mm: 1.2,
+            form: 'sheet',
+            width_mm: 2400,
+            length_mm: 1200,
+          },
           rows.materialPriceRow,
         );
         expect(new Set(prices.map((p) => p.supplier)).size).toBeGreaterThanOrEqual(2);
@@ -219,12 +278,26 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
 
       it('finds bookings by phone (any formatting) and by reference', async () => {
         for (const phone of ['+61 412 345 678', '0412345678', '(04) 1234-5678']) {
-          const [latest] = await port.call('get_latest_booking', { tenant_id: t(), customer_phone: phone }, rows.bookingRow);
+          const [latest] = await port.call(
+            'get_latest_booking',
+            { tenant_id: t(), customer_phone: phone },
+            rows.bookingRow,
+          );
           expect(latest?.reference, phone).toBe('HP-1100');
         }
-        const [byRef] = await port.call('get_booking_by_id', { tenant_id: t(), booking_id: ' hp-1100 ' }, rows.bookingRow);
-        expect(byRef).toMatchObject({ customer_name: 'Sarah Mitchell', booking_local: '2026-12-01 10:30', status: 'confirmed' });
-        expect(await port.call('get_latest_booking', { tenant_id: t(), customer_phone: '+1 555 0100' }, rows.bookingRow)).toEqual([]);
+        const [byRef] = await port.call(
+          'get_booking_by_id',
+          { tenant_id: t(), booking_id: ' hp-1100 ' },
+          rows.bookingRow,
+        );
+        expect(byRef).toMatchObject({
+          customer_name: 'Sarah Mitchell',
+          booking_local: '2026-12-01 10:30',
+          status: 'confirmed',
+        });
+        expect(
+          await port.call('get_latest_booking', { tenant_id: t(), customer_phone: '+1 555 0100' }, rows.bookingRow),
+        ).toEqual([]);
       });
 
       it('answers policies and FAQs by topic', async () => {
@@ -244,7 +317,11 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
     });
 
     it('the default campaign exists and is the demo one', async () => {
-      const [c] = await port.call('get_campaigns', { tenant_id: t(), ids: [tenant.defaultCampaignId ?? ''] }, rows.campaignRow);
+      const [c] = await port.call(
+        'get_campaigns',
+        { tenant_id: t(), ids: [tenant.defaultCampaignId ?? ''] },
+        rows.campaignRow,
+      );
       expect(c?.brand).toBe('Fjordlys Grøn');
       expect(DEMO_DEFAULT_CAMPAIGN_KEY).toBe('demo-0001');
     });

@@ -29,6 +29,8 @@ describe('data.forTenant', () => {
   it('refuses an argument that names a tenant, even through a cast', async () => {
     const demo = await port.defaultTenant();
     const smuggled = { tenant_id: demo.id } as unknown as TenantArgs<'embedding_status'>;
-    await expect(port.forTenant({ id: randomUUID() }).call('embedding_status', smuggled, embeddingStatusRow)).rejects.toMatchObject({ code: 'invalid_input' });
+    await expect(
+      port.forTenant({ id: randomUUID() }).call('embedding_status', smuggled, embeddingStatusRow),
+    ).rejects.toMatchObject({ code: 'invalid_input' });
   });
 });

@@ -54,11 +54,7 @@ export type FakeErrorResponse = {
 export type FakeHangResponse = { hang: true };
 
 export type FakeResponse =
-  | FakeTextResponse
-  | FakeToolCallResponse
-  | FakeSseResponse
-  | FakeErrorResponse
-  | FakeHangResponse;
+  FakeTextResponse | FakeToolCallResponse | FakeSseResponse | FakeErrorResponse | FakeHangResponse;
 
 export type FakeResponder = (request: RecordedRequest) => FakeResponse | Promise<FakeResponse>;
 
@@ -222,7 +218,10 @@ class FakeState {
             finish_reason: 'stop',
             message: {
               role: 'assistant',
-              content: 'text' in response && response.text !== undefined && response.text !== NO_SCRIPT_TEXT ? response.text : 'Here is the image.',
+              content:
+                'text' in response && response.text !== undefined && response.text !== NO_SCRIPT_TEXT
+                  ? response.text
+                  : 'Here is the image.',
               images: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${TINY_PNG_BASE64}` } }],
             },
           },

@@ -60,7 +60,10 @@ const quote = (ident: string) => `"${ident.replace(/"/g, '""')}"`;
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -86,15 +89,28 @@ export async function startFakePostgrest(opts: { query: Query; serviceKey: strin
 
     // The API gateway checks the key before PostgREST sees the request.
     if (req.headers.apikey !== opts.serviceKey || req.headers.authorization !== `Bearer ${opts.serviceKey}`) {
-      return send(res, 401, { message: 'Invalid API key', hint: 'Double check your Supabase `anon` or `service_role` API key.' });
+      return send(res, 401, {
+        message: 'Invalid API key',
+        hint: 'Double check your Supabase `anon` or `service_role` API key.',
+      });
     }
     const m = /^\/rest\/v1\/rpc\/([A-Za-z_][A-Za-z0-9_]*)$/.exec(url.pathname);
     if (!m || req.method !== 'POST') {
-      return send(res, 404, { code: 'PGRST125', message: `Invalid path specified in request URL`, details: null, hint: null });
+      return send(res, 404, {
+        code: 'PGRST125',
+        message: `Invalid path specified in request URL`,
+        details: null,
+        hint: null,
+      });
     }
     const profile = req.headers['content-profile'];
     if (profile !== undefined && profile !== 'public') {
-      return send(res, 406, { code: 'PGRST106', message: 'The schema must be one of the following: public', details: null, hint: null });
+      return send(res, 406, {
+        code: 'PGRST106',
+        message: 'The schema must be one of the following: public',
+        details: null,
+        hint: null,
+      });
     }
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       return send(res, 400, { code: 'PGRST102', message: 'Empty or invalid json', details: null, hint: null });
@@ -112,7 +128,8 @@ export async function startFakePostgrest(opts: { query: Query; serviceKey: strin
       })
       .find(
         (c) =>
-          given.every((g) => c.inputs.some((a) => a.name === g)) && c.required.every((a) => a.name && given.includes(a.name)),
+          given.every((g) => c.inputs.some((a) => a.name === g)) &&
+          c.required.every((a) => a.name && given.includes(a.name)),
       );
     if (!match) {
       return send(res, 404, {
@@ -138,12 +155,19 @@ export async function startFakePostgrest(opts: { query: Query; serviceKey: strin
       res.end(text);
     } catch (err) {
       const e = err as { code?: string; message?: string; detail?: string; hint?: string };
-      send(res, statusFor(e.code), { code: e.code ?? '', message: e.message ?? 'error', details: e.detail ?? null, hint: e.hint ?? null });
+      send(res, statusFor(e.code), {
+        code: e.code ?? '',
+        message: e.message ?? 'error',
+        details: e.detail ?? null,
+        hint: e.hint ?? null,
+      });
     }
   }
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => send(res, 500, { code: '', message: String(err), details: null, hint: null }));
+    handle(req, res).catch((err: unknown) =>
+      send(res, 500, { code: '', message: String(err), details: null, hint: null }),
+    );
   });
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));

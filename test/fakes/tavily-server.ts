@@ -51,7 +51,11 @@ export interface FakeTavily {
 
 /** Three plausible results built from the query, so unscripted searches still answer. */
 export function defaultResults(query: string): FakeSearchResult[] {
-  const slug = query.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'query';
+  const slug =
+    query
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'query';
   return [1, 2, 3].map((n) => ({
     title: `${query} — source ${n}`,
     url: `https://example.com/${slug}/${n}`,

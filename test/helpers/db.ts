@@ -26,7 +26,12 @@ export function noticeWithoutPostgres(what: string): void {
 export const TEST_DIMENSIONS = 64;
 
 export function testConfig(env: Record<string, string> = {}): Config {
-  return parseConfig({ PGLITE_MEMORY: '1', EMBEDDING_DIMENSIONS: String(TEST_DIMENSIONS), LOG_LEVEL: 'silent', ...env });
+  return parseConfig({
+    PGLITE_MEMORY: '1',
+    EMBEDDING_DIMENSIONS: String(TEST_DIMENSIONS),
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
 }
 
 export interface TestDatabase {
@@ -74,12 +79,17 @@ export async function migratePostgres(url: string, dims = TEST_DIMENSIONS): Prom
 }
 
 /** An in-memory PGlite port with the demo data anchored at DEMO_ANCHOR. */
-export async function openPgliteTestPort(opts: DataPortOptions = {}, env: Record<string, string> = {}): Promise<AdminDataPort> {
+export async function openPgliteTestPort(
+  opts: DataPortOptions = {},
+  env: Record<string, string> = {},
+): Promise<AdminDataPort> {
   return openDataPort(testConfig(env), silentLogger(), { demoAnchor: DEMO_ANCHOR, tenantCacheMs: 0, ...opts });
 }
 
 /** A fresh, migrated Postgres database and a port over it (demo data seeded unless told not to). */
-export async function openPostgresTestPort(opts: { seed?: boolean } = {}): Promise<{ port: AdminDataPort; db: TestDatabase }> {
+export async function openPostgresTestPort(
+  opts: { seed?: boolean } = {},
+): Promise<{ port: AdminDataPort; db: TestDatabase }> {
   const db = await createTestDatabase();
   try {
     await migratePostgres(db.url);

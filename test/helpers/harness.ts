@@ -37,14 +37,16 @@ export function captureLogs(level = 'info'): { log: Logger; logs: LogCapture } {
  * A whole Switchboard on loopback: the fake OpenAI server as the LLM peer, an in-memory
  * PGlite database (or a given port), in-memory or Redis state.
  */
-export async function startHarness(opts: {
-  env?: Record<string, string>;
-  tools?: AnyTool[];
-  extensions?: AgentExtension[];
-  now?: () => Date;
-  data?: DataPort;
-  llm?: FakeOpenAI;
-} = {}): Promise<Harness> {
+export async function startHarness(
+  opts: {
+    env?: Record<string, string>;
+    tools?: AnyTool[];
+    extensions?: AgentExtension[];
+    now?: () => Date;
+    data?: DataPort;
+    llm?: FakeOpenAI;
+  } = {},
+): Promise<Harness> {
   const llm = opts.llm ?? (await startFakeOpenAI());
   const config = parseConfig({
     OPENAI_API_KEY: 'sk-test-harness-key',
@@ -60,7 +62,12 @@ export async function startHarness(opts: {
     ...opts.env,
   });
   const { log, logs } = captureLogs();
-  const sb = await createSwitchboard(config, log, { tools: opts.tools, extensions: opts.extensions, now: opts.now, data: opts.data });
+  const sb = await createSwitchboard(config, log, {
+    tools: opts.tools,
+    extensions: opts.extensions,
+    now: opts.now,
+    data: opts.data,
+  });
   return {
     sb,
     llm,
@@ -106,7 +113,9 @@ export function errorOf(events: TurnEvent[]) {
 }
 
 /** The messages of one recorded chat request, as the model received them. */
-export function sentMessages(body: Record<string, unknown>): { role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: string }[] {
+export function sentMessages(
+  body: Record<string, unknown>,
+): { role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: string }[] {
   return body.messages as { role: string; content?: unknown }[];
 }
 

@@ -12,7 +12,15 @@ export const weatherTool = defineTool({
     ctx.state.tools.weather = { looked: true };
     return {
       content: `${city}: 18°${(units ?? 'c').toUpperCase()}, light rain`,
-      blocks: [{ type: 'fields', fields: [{ label: 'City', value: city }, { label: 'Weather', value: '18°, light rain' }] }],
+      blocks: [
+        {
+          type: 'fields',
+          fields: [
+            { label: 'City', value: city },
+            { label: 'Weather', value: '18°, light rain' },
+          ],
+        },
+      ],
       data: { lastCity: city },
     };
   },

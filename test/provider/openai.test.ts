@@ -5,7 +5,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
 import { buildChatParams, createLlmClient } from '../../src/provider/openai.js';
-import { LlmError, type Completion, type CompletionRequest, type LlmClient, type ToolSpec } from '../../src/contract/llm.js';
+import {
+  LlmError,
+  type Completion,
+  type CompletionRequest,
+  type LlmClient,
+  type ToolSpec,
+} from '../../src/contract/llm.js';
 import {
   DEFAULT_EMBEDDING_DIMENSIONS,
   hashEmbedding,
@@ -15,8 +21,7 @@ import {
 } from '../fakes/openai-server.js';
 
 const API_KEY = 'sk-test-secret-0123456789abcdef';
-const fixture = (name: string) =>
-  readFileSync(new URL(`../fixtures/openai-streams/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFileSync(new URL(`../fixtures/openai-streams/${name}`, import.meta.url), 'utf8');
 
 let fake: FakeOpenAI;
 
@@ -78,7 +83,11 @@ describe('complete() replaying recorded OpenAI streams', () => {
       'strict-tools.sse',
       {
         toolCalls: [
-          { id: 'call_CTf1nWJLqSeRgDqaCG27xZ74', name: 'get_weather', arguments: '{"city":"San Francisco","state":"CA"}' },
+          {
+            id: 'call_CTf1nWJLqSeRgDqaCG27xZ74',
+            name: 'get_weather',
+            arguments: '{"city":"San Francisco","state":"CA"}',
+          },
         ],
         finishReason: 'tool_calls',
         usage: { promptTokens: 48, completionTokens: 19 },
@@ -87,7 +96,9 @@ describe('complete() replaying recorded OpenAI streams', () => {
     [
       'non-strict-tool-call.sse',
       {
-        toolCalls: [{ id: 'call_4XzlGBLtUe9dy3GVNV4jhq7h', name: 'get_weather', arguments: '{"city":"New York City"}' }],
+        toolCalls: [
+          { id: 'call_4XzlGBLtUe9dy3GVNV4jhq7h', name: 'get_weather', arguments: '{"city":"New York City"}' },
+        ],
         finishReason: 'tool_calls',
         usage: { promptTokens: 44, completionTokens: 16 },
       },
@@ -126,14 +137,8 @@ describe('complete() replaying recorded OpenAI streams', () => {
       'max-tokens-truncated.sse',
       { content: '{"', toolCalls: [], finishReason: 'length', usage: { promptTokens: 79, completionTokens: 1 } },
     ],
-    [
-      'text-only.sse',
-      { toolCalls: [], finishReason: 'stop', usage: { promptTokens: 14, completionTokens: 30 } },
-    ],
-    [
-      'long-json-text.sse',
-      { toolCalls: [], finishReason: 'stop', usage: { promptTokens: 19, completionTokens: 177 } },
-    ],
+    ['text-only.sse', { toolCalls: [], finishReason: 'stop', usage: { promptTokens: 14, completionTokens: 30 } }],
+    ['long-json-text.sse', { toolCalls: [], finishReason: 'stop', usage: { promptTokens: 19, completionTokens: 177 } }],
   ];
 
   it.each(cases)('%s', async (name, expected) => {
@@ -168,7 +173,10 @@ describe('complete() replaying recorded OpenAI streams', () => {
     expect(result.content).toHaveLength(608);
     expect(result.content.match(/°/g)).toHaveLength(7);
     expect(result.content).toContain('"temperature": "18°C"');
-    expect(JSON.parse(result.content)).toMatchObject({ location: 'San Francisco, CA', forecast: [{ day: 'Monday' }, {}, {}] });
+    expect(JSON.parse(result.content)).toMatchObject({
+      location: 'San Francisco, CA',
+      forecast: [{ day: 'Monday' }, {}, {}],
+    });
     expect(deltas.join('')).toBe(expected);
   });
 });
@@ -180,7 +188,10 @@ describe('complete() with provider quirks on the wire', () => {
   it('assembles tool calls without index or id, with a leading {} and no usage', async () => {
     fake.script({
       sse:
-        chunk({ role: 'assistant', tool_calls: [{ type: 'function', function: { name: 'get_weather', arguments: '{}' } }] }) +
+        chunk({
+          role: 'assistant',
+          tool_calls: [{ type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+        }) +
         chunk({ tool_calls: [{ function: { arguments: '{"city":' } }] }) +
         chunk({ tool_calls: [{ function: { arguments: '"Oslo"}' } }] }) +
         chunk({}, 'tool_calls') +
@@ -197,9 +208,15 @@ describe('complete() with provider quirks on the wire', () => {
       choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
       usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 },
     });
-    fake.script({ sse: chunk({ content: 'Hi there' }) + `data: ${finishing}\n\n` + chunk({ content: '' }) + 'data: [DONE]\n\n' });
+    fake.script({
+      sse: chunk({ content: 'Hi there' }) + `data: ${finishing}\n\n` + chunk({ content: '' }) + 'data: [DONE]\n\n',
+    });
     const result = await client().complete(ask());
-    expect(result).toMatchObject({ content: 'Hi there', finishReason: 'stop', usage: { promptTokens: 9, completionTokens: 2 } });
+    expect(result).toMatchObject({
+      content: 'Hi there',
+      finishReason: 'stop',
+      usage: { promptTokens: 9, completionTokens: 2 },
+    });
   });
 
   it('tolerates a stream that ends without [DONE]', async () => {
@@ -266,7 +283,11 @@ describe('complete() against scripted answers', () => {
     });
     const result = await client().complete({ ...ask(), tools: [weatherTool] });
     expect(result.content).toBe('Let me check.');
-    expect(result.toolCalls[0]).toEqual({ id: 'call_given', name: 'get_weather', arguments: '{"city":"Zürich","days":[1,2,3]}' });
+    expect(result.toolCalls[0]).toEqual({
+      id: 'call_given',
+      name: 'get_weather',
+      arguments: '{"city":"Zürich","days":[1,2,3]}',
+    });
     expect(result.toolCalls[1]).toMatchObject({ name: 'raw', arguments: '{"not":"parsed"' });
     expect(result.toolCalls[1]?.id).toMatch(/^call_/);
     expect(result.finishReason).toBe('tool_calls');
@@ -419,7 +440,9 @@ describe('complete() errors', () => {
   it('maps a stream that stalls halfway to timeout', async () => {
     fake.script({ text: 'this answer stops early', stallAfterChunks: 2 });
     const deltas: string[] = [];
-    const err = await failure(client({ OPENAI_TIMEOUT_MS: '1000' }).complete({ ...ask(), onText: (d) => deltas.push(d) }));
+    const err = await failure(
+      client({ OPENAI_TIMEOUT_MS: '1000' }).complete({ ...ask(), onText: (d) => deltas.push(d) }),
+    );
     expect(err.kind).toBe('timeout');
     expect(deltas).toEqual(['this']);
   });
@@ -507,7 +530,12 @@ describe('embed()', () => {
     const odd = await startFakeOpenAI({ embed: () => [1, 0, 0] });
     try {
       const llm = createLlmClient(
-        parseConfig({ OPENAI_API_KEY: API_KEY, OPENAI_BASE_URL: odd.url, EMBEDDING_MODEL: 'e', EMBEDDING_DIMENSIONS: '8' }),
+        parseConfig({
+          OPENAI_API_KEY: API_KEY,
+          OPENAI_BASE_URL: odd.url,
+          EMBEDDING_MODEL: 'e',
+          EMBEDDING_DIMENSIONS: '8',
+        }),
         silentLogger(),
       );
       const err = await failure(llm.embed(['x']));
@@ -537,7 +565,9 @@ describe('the fake OpenAI server', () => {
     fake.script({ toolCalls: [{ name: 'f', arguments: { a: 1 } }] });
     const completion = await sdk().chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] });
     expect(completion.object).toBe('chat.completion');
-    expect(completion.choices[0]?.message.tool_calls?.[0]).toMatchObject({ function: { name: 'f', arguments: '{"a":1}' } });
+    expect(completion.choices[0]?.message.tool_calls?.[0]).toMatchObject({
+      function: { name: 'f', arguments: '{"a":1}' },
+    });
     expect(completion.choices[0]?.finish_reason).toBe('tool_calls');
     expect(completion.usage?.total_tokens).toBeGreaterThan(0);
   });

@@ -179,7 +179,10 @@ describe('StreamAssembler provider quirks', () => {
 
   it('interleaves parallel calls by index', () => {
     const result = assembleChunks([
-      tools({ index: 0, id: 'a', function: { name: 'one', arguments: '' } }, { index: 1, id: 'b', function: { name: 'two', arguments: '' } }),
+      tools(
+        { index: 0, id: 'a', function: { name: 'one', arguments: '' } },
+        { index: 1, id: 'b', function: { name: 'two', arguments: '' } },
+      ),
       tools({ index: 1, function: { arguments: '{"b":' } }),
       tools({ index: 0, function: { arguments: '{"a":' } }),
       tools({ index: 0, function: { arguments: '1}' } }, { index: 1, function: { arguments: '2}' } }),
@@ -273,7 +276,12 @@ describe('StreamAssembler provider quirks', () => {
 
   it('ignores choices other than the first', () => {
     const result = assembleChunks([
-      { choices: [{ index: 1, delta: { content: 'other' } }, { index: 0, delta: { content: 'mine' } }] },
+      {
+        choices: [
+          { index: 1, delta: { content: 'other' } },
+          { index: 0, delta: { content: 'mine' } },
+        ],
+      },
     ]);
     expect(result.content).toBe('mine');
   });

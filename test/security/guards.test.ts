@@ -41,7 +41,10 @@ describe('prototype keys in tool arguments', () => {
     ['{"name": "x", "constructor": {"prototype": {"admin": true}}}', 'constructor'],
     ['{"name": "x", "nested": [{"prototype": 1}]}', 'nested[0].prototype'],
   ])('%s is refused, naming %s', (raw, path) => {
-    expect(parseArguments(raw, schema)).toEqual({ ok: false, error: expect.stringContaining(`${path}: this key name is not allowed`) });
+    expect(parseArguments(raw, schema)).toEqual({
+      ok: false,
+      error: expect.stringContaining(`${path}: this key name is not allowed`),
+    });
   });
 
   it('a smuggled __proto__ never reaches the tool: the model gets a fixable error and the retry runs clean', async () => {
@@ -59,11 +62,20 @@ describe('prototype keys in tool arguments', () => {
 
 describe('action ids and command names', () => {
   const app = () => createHttpApp({ agent: h.sb.agent, log: h.sb.log });
-  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty.x'])('unknown action %s answers 400 with a clear message, not 500', async (id) => {
-    const res = await app().request('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: { id } }) });
-    expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: { code: 'bad_request', message: expect.stringMatching(/no longer available/) } });
-  });
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty.x'])(
+    'unknown action %s answers 400 with a clear message, not 500',
+    async (id) => {
+      const res = await app().request('/api/chat', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ action: { id } }),
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({
+        error: { code: 'bad_request', message: expect.stringMatching(/no longer available/) },
+      });
+    },
+  );
 
   it.each(['__proto__', 'constructor', 'valueOf'])('the command /%s is unknown, not a crash', async (name) => {
     const events = await collect(h.sb.agent.handle(message('', { command: { name, options: {} } })));
@@ -75,12 +87,22 @@ describe('request size', () => {
   it('refuses a body over 1 MB with 413 before parsing it, and still takes a normal one', async () => {
     const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log });
     const huge = JSON.stringify({ message: 'hi', padding: 'x'.repeat(20 * 1024 * 1024) });
-    const res = await app.request('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: huge });
+    const res = await app.request('/api/chat', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: huge,
+    });
     expect(res.status).toBe(413);
-    expect(await res.json()).toEqual({ error: { code: 'payload_too_large', message: 'The request body is larger than 1 MB.' } });
+    expect(await res.json()).toEqual({
+      error: { code: 'payload_too_large', message: 'The request body is larger than 1 MB.' },
+    });
     expect(h.llm.requestsTo('/chat/completions')).toHaveLength(0);
     h.llm.script({ text: 'Small is fine.' });
-    const ok = await app.request('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi' }) });
+    const ok = await app.request('/api/chat', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'hi' }),
+    });
     expect(ok.status).toBe(200);
   });
 });

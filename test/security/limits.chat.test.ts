@@ -24,7 +24,8 @@ const lookup = defineTool({
 });
 const env = { USER_MESSAGES_PER_MINUTE: '2', TOOL_RATE_LIMITS: JSON.stringify({ lookup: { guest: 1, member: 2 } }) };
 const FLOOD_NOTICE = /faster than I can answer \(2 a minute\)/;
-const toolMessage = (body: Record<string, unknown>) => String(sentMessages(body).find((m) => m.role === 'tool')?.content);
+const toolMessage = (body: Record<string, unknown>) =>
+  String(sentMessages(body).find((m) => m.role === 'tool')?.content);
 
 describe('Slack', () => {
   let rig: SlackRig;
@@ -69,7 +70,10 @@ describe('Discord', () => {
   let stop: () => Promise<void>;
   beforeAll(async () => {
     discord = await startFakeDiscord();
-    h = await startHarness({ tools: [lookup], env: { ...discord.env(), ...env, DISCORD_MEMBER_ROLES: discord.world.memberRoleId } });
+    h = await startHarness({
+      tools: [lookup],
+      env: { ...discord.env(), ...env, DISCORD_MEMBER_ROLES: discord.world.memberRoleId },
+    });
     stop = await runAdapter(h.sb, createDiscordAdapter(h.sb)!);
   });
   afterAll(async () => {
@@ -78,15 +82,26 @@ describe('Discord', () => {
     await discord?.close();
   });
   const botMessagesUnder = (roots: APIMessage[]) =>
-    roots.flatMap((r) => [...discord.messagesIn(r.id), ...discord.messagesIn(discord.world.general.id).filter((m) => m.message_reference?.message_id === r.id)]).filter((m) => m.author.id === discord.world.bot.id);
+    roots
+      .flatMap((r) => [
+        ...discord.messagesIn(r.id),
+        ...discord.messagesIn(discord.world.general.id).filter((m) => m.message_reference?.message_id === r.id),
+      ])
+      .filter((m) => m.author.id === discord.world.bot.id);
 
   it('a flood of mentions gets two answers and one notice', async () => {
     h.llm.reset();
     h.llm.script({ text: 'Answer one.' }, { text: 'Answer two.' });
     const threadsBefore = discord.callsMatching('POST', /\/threads$/).length;
     const carol = user('carol');
-    const roots = Array.from({ length: 4 }, (_, i) => discord.say({ content: `question ${i}`, mention: true, author: carol }));
-    await discord.waitFor(() => botMessagesUnder(roots).filter((m) => !/^-# ⏳/.test(m.content)).length >= 3, 'two answers and a notice', 10_000);
+    const roots = Array.from({ length: 4 }, (_, i) =>
+      discord.say({ content: `question ${i}`, mention: true, author: carol }),
+    );
+    await discord.waitFor(
+      () => botMessagesUnder(roots).filter((m) => !/^-# ⏳/.test(m.content)).length >= 3,
+      'two answers and a notice',
+      10_000,
+    );
     await settle(discord);
     const contents = botMessagesUnder(roots).map((m) => m.content);
     expect(contents.filter((c) => /^Answer (one|two)\.$/.test(c))).toHaveLength(2);
@@ -116,7 +131,17 @@ describe('Discord', () => {
     // JSON.parse makes `__proto__` an own key, as a forged payload would carry it.
     const options = JSON.parse('{"question": "hi", "__proto__": "x", "constructor": "y"}') as Record<string, string>;
     const ask = discord.command('ask', options, { author: user('dave') });
-    await discord.waitFor(() => [...discord.world.interactions.get(ask.payload.token)!.messageIds].map((id) => discord.world.messages.get(id)).find((m) => m?.content === 'Hello there.'), 'the answer', 10_000);
-    expect(sentMessages(h.llm.lastRequest('/chat/completions')!.body).at(-1)).toMatchObject({ role: 'user', content: 'hi' });
+    await discord.waitFor(
+      () =>
+        [...discord.world.interactions.get(ask.payload.token)!.messageIds]
+          .map((id) => discord.world.messages.get(id))
+          .find((m) => m?.content === 'Hello there.'),
+      'the answer',
+      10_000,
+    );
+    expect(sentMessages(h.llm.lastRequest('/chat/completions')!.body).at(-1)).toMatchObject({
+      role: 'user',
+      content: 'hi',
+    });
   });
 });

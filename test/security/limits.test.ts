@@ -12,7 +12,12 @@ import { z } from 'zod';
 import { createHttpApp } from '../../src/adapters/http/app.js';
 import { runToolCall } from '../../src/agent/run-tool.js';
 import { parseConfig } from '../../src/config.js';
-import { createRateLimits, DEFAULT_TOOL_LIMITS, parseToolLimits, rateLimitRedisOptions } from '../../src/security/rate-limits.js';
+import {
+  createRateLimits,
+  DEFAULT_TOOL_LIMITS,
+  parseToolLimits,
+  rateLimitRedisOptions,
+} from '../../src/security/rate-limits.js';
 import { createToolRegistry } from '../../src/agent/registry.js';
 import { defineTool } from '../../src/contract/tool.js';
 import { captureLogs, message, sentMessages, startHarness, type Harness } from '../helpers/harness.js';
@@ -35,11 +40,21 @@ const LIMITS = JSON.stringify({ lookup: { guest: 1, member: 2, windowHours: 5 } 
 
 interface ChatBody {
   response: string;
-  toolCalls: { tool: string; ok: boolean; summary: string; error?: { code: string; limit?: number; remaining?: number; resetAt?: string } }[];
+  toolCalls: {
+    tool: string;
+    ok: boolean;
+    summary: string;
+    error?: { code: string; limit?: number; remaining?: number; resetAt?: string };
+  }[];
   error?: { code: string; message: string; resetAt?: string; limit?: number; remaining?: number };
 }
 
-async function askWithLookup(h: Harness, app: ReturnType<typeof createHttpApp>, userId: string, token?: string): Promise<{ status: number; body: ChatBody }> {
+async function askWithLookup(
+  h: Harness,
+  app: ReturnType<typeof createHttpApp>,
+  userId: string,
+  token?: string,
+): Promise<{ status: number; body: ChatBody }> {
   h.llm.script({ toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }] }, { text: 'Done.' });
   const res = await app.request('/api/chat', {
     method: 'POST',
@@ -64,13 +79,19 @@ describe('tool limits per user and tool (memory store)', () => {
     const second = await askWithLookup(h, app, 'guest-1');
     expect(second.status).toBe(200); // the turn is answered; the tool call was refused
     const refused = second.body.toolCalls[0]!;
-    expect(refused).toMatchObject({ tool: 'lookup', ok: false, error: { code: 'rate_limited', limit: 1, remaining: 0 } });
+    expect(refused).toMatchObject({
+      tool: 'lookup',
+      ok: false,
+      error: { code: 'rate_limited', limit: 1, remaining: 0 },
+    });
     const resetIn = Date.parse(refused.error!.resetAt!) - Date.now();
     expect(resetIn).toBeGreaterThan(4.9 * 3600_000);
     expect(resetIn).toBeLessThanOrEqual(5 * 3600_000);
     expect(runs - before).toBe(1);
     // The model is told the limit and when it resets, so the answer can say "try again after 15:30".
-    const told = String(sentMessages(h.llm.lastRequest('/chat/completions')!.body).find((m) => m.role === 'tool')?.content);
+    const told = String(
+      sentMessages(h.llm.lastRequest('/chat/completions')!.body).find((m) => m.role === 'tool')?.content,
+    );
     const at = new Date(refused.error!.resetAt!).toISOString();
     expect(told).toContain('lookup allows 1 call per 5 hours for guests');
     expect(told).toContain(`It resets at ${at.slice(11, 16)} UTC on ${at.slice(0, 10)}`);
@@ -81,14 +102,18 @@ describe('tool limits per user and tool (memory store)', () => {
   it('an API_TOKEN caller is a member: 2 calls, then refused', async () => {
     const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, apiToken: 'member-token' });
     const results = [];
-    for (let i = 0; i < 3; i++) results.push((await askWithLookup(h, app, 'member-1', 'member-token')).body.toolCalls[0]);
+    for (let i = 0; i < 3; i++)
+      results.push((await askWithLookup(h, app, 'member-1', 'member-token')).body.toolCalls[0]);
     expect(results.map((r) => r?.ok)).toEqual([true, true, false]);
     expect(results[2]?.error).toMatchObject({ code: 'rate_limited', limit: 2 });
   });
 
   it('tools without a limit are never counted', async () => {
     const limits = createRateLimits({ log: h.sb.log, toolLimits: parseToolLimits(LIMITS) });
-    for (let i = 0; i < 50; i++) expect(await limits.tool({ tenantId: 't', platform: 'http', userId: 'u', role: 'guest' }, 'get_hours')).toEqual({ ok: true });
+    for (let i = 0; i < 50; i++)
+      expect(await limits.tool({ tenantId: 't', platform: 'http', userId: 'u', role: 'guest' }, 'get_hours')).toEqual({
+        ok: true,
+      });
   });
 });
 
@@ -103,7 +128,9 @@ describe('TOOL_RATE_LIMITS', () => {
   });
 
   it('merges over the defaults; null removes a limit', () => {
-    const limits = parseToolLimits('{"web_search":{"guest":2,"member":3,"windowHours":1},"generate_image":null,"lookup":{"guest":0,"member":1}}');
+    const limits = parseToolLimits(
+      '{"web_search":{"guest":2,"member":3,"windowHours":1},"generate_image":null,"lookup":{"guest":0,"member":1}}',
+    );
     expect(limits.web_search).toEqual({ guest: 2, member: 3, windowSeconds: 3600 });
     expect(limits.generate_image).toBeUndefined();
     expect(limits.lookup).toEqual({ guest: 0, member: 1, windowSeconds: 18_000 });
@@ -128,7 +155,12 @@ describe('message flood limit over HTTP', () => {
 
   it('answers 429 with Retry-After and rate_limited once a user is over USER_MESSAGES_PER_MINUTE; others are unaffected', async () => {
     const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log });
-    const send = (userId: string) => app.request('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi', userId }) });
+    const send = (userId: string) =>
+      app.request('/api/chat', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'hi', userId }),
+      });
     h.llm.script({ text: 'one' }, { text: 'two' }, { text: 'other' });
     expect((await send('flooder')).status).toBe(200);
     expect((await send('flooder')).status).toBe(200);
@@ -138,7 +170,12 @@ describe('message flood limit over HTTP', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     const body = (await refused.json()) as ChatBody;
-    expect(body.error).toMatchObject({ code: 'rate_limited', limit: 2, remaining: 0, message: expect.stringMatching(/faster than I can answer \(2 a minute\)/) });
+    expect(body.error).toMatchObject({
+      code: 'rate_limited',
+      limit: 2,
+      remaining: 0,
+      message: expect.stringMatching(/faster than I can answer \(2 a minute\)/),
+    });
     expect(Date.parse(body.error!.resetAt!) - Date.now()).toBeLessThanOrEqual(60_000);
     expect(JSON.stringify(body)).not.toContain('notify');
     // A refused message never reached the model.
@@ -149,7 +186,10 @@ describe('message flood limit over HTTP', () => {
   it('the agent marks only the first refusal of a flood for a chat notice', async () => {
     const errors = [];
     for (let i = 0; i < 5; i++) {
-      for await (const e of h.sb.agent.handle(message('hi', { userId: 'chatty', platform: 'slack', workspaceId: 'default' }))) if (e.type === 'error') errors.push(e);
+      for await (const e of h.sb.agent.handle(
+        message('hi', { userId: 'chatty', platform: 'slack', workspaceId: 'default' }),
+      ))
+        if (e.type === 'error') errors.push(e);
     }
     expect(errors.map((e) => e.notify)).toEqual([undefined, false, false]);
   });
@@ -162,7 +202,11 @@ describe.skipIf(!REDIS_URL)('tool limits on Redis', () => {
     try {
       const user = `u-${randomUUID()}`; // keys live 5 hours on the shared Redis: a fresh user per run
       const results = [];
-      for (const h of [a, b, a]) results.push((await askWithLookup(h, createHttpApp({ agent: h.sb.agent, log: h.sb.log, apiToken: 't' }), user, 't')).body.toolCalls[0]);
+      for (const h of [a, b, a])
+        results.push(
+          (await askWithLookup(h, createHttpApp({ agent: h.sb.agent, log: h.sb.log, apiToken: 't' }), user, 't')).body
+            .toolCalls[0],
+        );
       expect(results.map((r) => r?.ok)).toEqual([true, true, false]);
       expect(results[2]?.error).toMatchObject({ code: 'rate_limited', limit: 2 });
     } finally {
@@ -176,12 +220,28 @@ describe.skipIf(!REDIS_URL)('tool limits on Redis', () => {
     redis.on('error', () => undefined);
     await redis.connect();
     const { log, logs } = captureLogs();
-    const limits = createRateLimits({ log, redis, toolLimits: parseToolLimits(LIMITS), prefix: `test:rl:${randomUUID()}` });
-    const free = defineTool({ name: 'free', title: 'Free', description: 'Unlimited.', input: z.object({}), run: async () => ({ content: 'free ran' }) });
+    const limits = createRateLimits({
+      log,
+      redis,
+      toolLimits: parseToolLimits(LIMITS),
+      prefix: `test:rl:${randomUUID()}`,
+    });
+    const free = defineTool({
+      name: 'free',
+      title: 'Free',
+      description: 'Unlimited.',
+      input: z.object({}),
+      run: async () => ({ content: 'free ran' }),
+    });
     const registry = createToolRegistry([lookup, free], 'openai');
     const tenant = { id: 'default', slug: 'default', name: 'Default' } as Parameters<typeof runToolCall>[2]['tenant'];
     const msg = message('x', { userId: `u-${randomUUID()}` });
-    const ctx = { tenant, message: msg, signal: new AbortController().signal, emit: () => undefined } as unknown as Parameters<typeof runToolCall>[2];
+    const ctx = {
+      tenant,
+      message: msg,
+      signal: new AbortController().signal,
+      emit: () => undefined,
+    } as unknown as Parameters<typeof runToolCall>[2];
     const call = (name: string) => ({ id: randomUUID(), name, arguments: name === 'lookup' ? '{"q":"y"}' : '{}' });
     try {
       const offered = await registry.offered({ tenant } as Parameters<typeof registry.offered>[0]);
@@ -189,9 +249,16 @@ describe.skipIf(!REDIS_URL)('tool limits on Redis', () => {
       await proxy.down();
       const before = runs;
       const refused = await runToolCall(call('lookup'), offered, ctx, 1_000, log, limits);
-      expect(refused).toMatchObject({ ok: false, kind: 'limited', code: { code: 'limit_unavailable' }, error: expect.stringMatching(/^lookup is paused: its usage limit cannot be checked right now/) });
+      expect(refused).toMatchObject({
+        ok: false,
+        kind: 'limited',
+        code: { code: 'limit_unavailable' },
+        error: expect.stringMatching(/^lookup is paused: its usage limit cannot be checked right now/),
+      });
       expect(runs).toBe(before);
-      expect(logs.lines.some((l) => l.msg === 'rate limit store unavailable: limited tool call refused' && l.level === 50)).toBe(true);
+      expect(
+        logs.lines.some((l) => l.msg === 'rate limit store unavailable: limited tool call refused' && l.level === 50),
+      ).toBe(true);
       expect(await runToolCall(call('free'), offered, ctx, 1_000, log, limits)).toMatchObject({ ok: true });
     } finally {
       redis.disconnect();

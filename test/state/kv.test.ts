@@ -55,9 +55,9 @@ describe('redis kv: connection failures', () => {
     const lines: string[] = [];
     const log = createLogger('info', { write: (line: string) => void lines.push(line) });
     const started = Date.now();
-    const failure = await createKv({ REDIS_URL: 'redis://user:hunter2-secret@127.0.0.1:1' }, log, { connectTimeoutMs: 400 }).catch(
-      (err: unknown) => err,
-    );
+    const failure = await createKv({ REDIS_URL: 'redis://user:hunter2-secret@127.0.0.1:1' }, log, {
+      connectTimeoutMs: 400,
+    }).catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(Error);
     const message = (failure as Error).message;
     expect(message).toContain('redis://127.0.0.1:1 is unreachable');
@@ -85,7 +85,8 @@ describeRedis('redis kv', () => {
   afterAll(async () => {
     const client = opened[0]?.redis;
     if (client?.isReady) {
-      for await (const keys of client.scanIterator({ MATCH: `${namespace}::*`, COUNT: 100 })) if (keys.length) await client.del(keys);
+      for await (const keys of client.scanIterator({ MATCH: `${namespace}::*`, COUNT: 100 }))
+        if (keys.length) await client.del(keys);
     }
     await Promise.all(opened.map((kv) => kv.close()));
   });
@@ -103,7 +104,13 @@ describeRedis('redis kv', () => {
 
   it('reads and writes keyv’s own format: values stored by keyv’s default serializer, and what plain keyv reads back', async () => {
     const kv = await open();
-    const value = { history: [{ role: 'user', content: ':) colon first' }, { role: 'assistant', content: 'plain' }], n: 3 };
+    const value = {
+      history: [
+        { role: 'user', content: ':) colon first' },
+        { role: 'assistant', content: 'plain' },
+      ],
+      n: 3,
+    };
     // Written as a replica running keyv's default serializer writes it (an older release, mid-deploy).
     await kv.redis!.set(`${namespace}::thread:old`, defaultSerialize({ value, expires: Date.now() + 60_000 }));
     expect(await kv.get('thread:old')).toEqual(value);
@@ -118,7 +125,9 @@ describeRedis('redis kv', () => {
 
   it('setIfAbsent: 100 concurrent calls on one connection, exactly one wins', async () => {
     const kv = await open();
-    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => kv.setIfAbsent('event:one', { i }, 60_000)));
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => kv.setIfAbsent('event:one', { i }, 60_000)),
+    );
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await kv.get('event:one')).toEqual({ i: results.indexOf(true) });
     const ttl = await kv.redis!.pTTL(`${namespace}::event:one`);
@@ -128,7 +137,9 @@ describeRedis('redis kv', () => {
   it('setIfAbsent: 100 concurrent calls split over two connections, exactly one wins', async () => {
     const [a, b] = [await open(), await open()];
     expect(a.redis).not.toBe(b.redis);
-    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).setIfAbsent('event:two', i, 60_000)));
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).setIfAbsent('event:two', i, 60_000)),
+    );
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await b.get('event:two')).toBe(results.indexOf(true));
   });
@@ -149,7 +160,9 @@ describeRedis('redis kv', () => {
     expect(lines.filter((l) => l.includes('Redis connection failed'))).toHaveLength(1);
 
     await proxy.start();
-    await expect.poll(() => kv.get('outage').catch(() => 'still down'), { timeout: 10_000, interval: 100 }).toBe('before');
+    await expect
+      .poll(() => kv.get('outage').catch(() => 'still down'), { timeout: 10_000, interval: 100 })
+      .toBe('before');
     expect(lines.some((l) => l.includes('Redis connection restored'))).toBe(true);
     await kv.close();
     await proxy.stop();

@@ -32,14 +32,28 @@ const memory: Make = async (o = {}) => {
   opened.push(inbox);
   return inbox;
 };
-const redis = (queue = `q${randomUUID().slice(0, 8)}`): Make => async (o = {}) => {
-  queues.push(queue);
-  const inbox = await createRedisInbox(REDIS_URL!, log, { prefix: 'sbtest', queue: o.queue ?? queue, leaseMs: 1_500, concurrency: o.concurrency ?? 8, maxPerThread: o.maxPerThread ?? 10 });
-  opened.push(inbox);
-  return inbox;
-};
+const redis =
+  (queue = `q${randomUUID().slice(0, 8)}`): Make =>
+  async (o = {}) => {
+    queues.push(queue);
+    const inbox = await createRedisInbox(REDIS_URL!, log, {
+      prefix: 'sbtest',
+      queue: o.queue ?? queue,
+      leaseMs: 1_500,
+      concurrency: o.concurrency ?? 8,
+      maxPerThread: o.maxPerThread ?? 10,
+    });
+    opened.push(inbox);
+    return inbox;
+  };
 
-const entry = (id: string, thread: string, payload: unknown = {}): InboxEntry => ({ id, platform: 'test', thread, payload, receivedAt: Date.now() });
+const entry = (id: string, thread: string, payload: unknown = {}): InboxEntry => ({
+  id,
+  platform: 'test',
+  thread,
+  payload,
+  receivedAt: Date.now(),
+});
 
 async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -86,7 +100,14 @@ describe.each(kinds)('the %s inbox', (_kind, makeFactory) => {
     await inbox.start();
     await until(() => log.filter((l) => l.startsWith('end')).length === 6 && log.includes('other x'), 'all runs');
     expect(overlap).toBe(0);
-    expect(log.filter((l) => l.startsWith('start')).map((l) => l.slice(6))).toEqual(['m1', 'm2', 'm3', 'm4', 'm5', 'm6']);
+    expect(log.filter((l) => l.startsWith('start')).map((l) => l.slice(6))).toEqual([
+      'm1',
+      'm2',
+      'm3',
+      'm4',
+      'm5',
+      'm6',
+    ]);
     // The other thread did not wait for the busy one to drain.
     expect(log.indexOf('other x')).toBeLessThan(log.indexOf('end m6'));
   });
@@ -142,7 +163,10 @@ describe.skipIf(!REDIS_URL)('the Redis inbox across replicas', () => {
     const [a, b] = [await make({ maxPerThread: 30 }), await make({ maxPerThread: 30 })];
     const order: string[] = [];
     const by = new Set<string>();
-    for (const [name, inbox] of [['a', a], ['b', b]] as const) {
+    for (const [name, inbox] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
       inbox.deliver('test', async (d) => {
         order.push(d.entry.id);
         by.add(name);
@@ -165,7 +189,10 @@ describe.skipIf(!REDIS_URL)('the Redis inbox across replicas', () => {
   it('runs an entry again on another replica within seconds when its runner is killed (SIGKILL), with what it recorded', async () => {
     const queue = `q${randomUUID().slice(0, 8)}`;
     queues.push(queue);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/turns/dying-runner.ts'], { env: { ...process.env, REDIS_URL, INBOX_QUEUE: queue }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/turns/dying-runner.ts'], {
+      env: { ...process.env, REDIS_URL, INBOX_QUEUE: queue },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     await until(() => out.includes('recorded'), 'the child to start the turn', 30_000);
@@ -183,7 +210,11 @@ describe.skipIf(!REDIS_URL)('the Redis inbox across replicas', () => {
     expect(await survivor.add(entry('after', 'doomed-thread'))).toBe('added');
     await until(() => replays.length === 1 && nextInThread > 0, 'the replay and the next message', 15_000);
     const tookMs = Date.now() - killedAt;
-    expect(replays[0]).toMatchObject({ attempt: 2, recorded: ['post:111.222'], entry: { payload: { text: 'answer me' } } });
+    expect(replays[0]).toMatchObject({
+      attempt: 2,
+      recorded: ['post:111.222'],
+      entry: { payload: { text: 'answer me' } },
+    });
     expect(tookMs).toBeLessThan(8_000); // lease 1.5 s: seconds, not tens of seconds
   }, 45_000);
 });

@@ -9,7 +9,11 @@ async function main(): Promise<void> {
   const config = loadConfigForStartup();
   const log = createLogger(process.env.LOG_LEVEL ? config.LOG_LEVEL : 'warn', process.stderr);
   const sb = await createSwitchboard(config, log);
-  const session = createConsoleSession(sb.agent, { write: (t) => process.stdout.write(t) }, { filesDir: '.data/files' });
+  const session = createConsoleSession(
+    sb.agent,
+    { write: (t) => process.stdout.write(t) },
+    { filesDir: '.data/files' },
+  );
   console.log(`Switchboard console (${sb.data.kind} data, model ${config.OPENAI_MODEL}). Ctrl-D to quit.`);
 
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });

@@ -81,14 +81,19 @@ export function createConsoleSession(agent: Agent, out: ConsoleOutput, opts: { f
   async function renderReply(reply: Reply, streamed: string): Promise<string> {
     // The answer text already streamed to the terminal: print only what follows it.
     const alreadyShown = streamed.trim() !== '' && streamed.trim() === reply.text.trim();
-    const body = renderPlainText({ text: alreadyShown ? '' : reply.text, blocks: reply.blocks.filter((b) => b.type !== 'file') });
+    const body = renderPlainText({
+      text: alreadyShown ? '' : reply.text,
+      blocks: reply.blocks.filter((b) => b.type !== 'file'),
+    });
     const saved: string[] = [];
     for (const block of reply.blocks) {
       if (block.type !== 'file') continue;
       await mkdir(opts.filesDir, { recursive: true });
       const path = join(opts.filesDir, `${Date.now()}-${block.file.name.replace(/[^\w.-]/g, '_')}`);
       await writeFile(path, block.file.data);
-      saved.push(`📎 ${block.file.title ?? block.file.name} saved to ${path}${block.file.preview ? `\n${block.file.preview}` : ''}`);
+      saved.push(
+        `📎 ${block.file.title ?? block.file.name} saved to ${path}${block.file.preview ? `\n${block.file.preview}` : ''}`,
+      );
     }
     const parts = [terminalMarkdown(body, bold), ...saved].filter(Boolean);
     // A blank line between the streamed answer (which ends mid-line) and the cards under it.

@@ -17,7 +17,12 @@ export function apiBase(config: Pick<Config, 'DISCORD_API_URL'>): string {
  */
 export function createDiscordClient(config: Pick<Config, 'DISCORD_API_URL'>): Client {
   return new Client({
-    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent],
+    intents: [
+      GatewayIntentBits.Guilds,
+      GatewayIntentBits.GuildMessages,
+      GatewayIntentBits.DirectMessages,
+      GatewayIntentBits.MessageContent,
+    ],
     partials: [Partials.Channel],
     // Nobody is pinged by text the model writes.
     allowedMentions: { parse: [], repliedUser: false },

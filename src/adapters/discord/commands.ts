@@ -24,7 +24,9 @@ export function slashCommands(): RESTPostAPIChatInputApplicationCommandsJSONBody
     .setDescription('Ask Switchboard a question')
     .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM)
     .setIntegrationTypes(ApplicationIntegrationType.GuildInstall)
-    .addStringOption((o) => o.setName('question').setDescription('What would you like to know?').setRequired(true).setMaxLength(2_000));
+    .addStringOption((o) =>
+      o.setName('question').setDescription('What would you like to know?').setRequired(true).setMaxLength(2_000),
+    );
   const quote = new SlashCommandBuilder()
     .setName('quote')
     .setDescription('Prepare a quote: a calculation, a price or a comparison table')
@@ -37,7 +39,9 @@ export function slashCommands(): RESTPostAPIChatInputApplicationCommandsJSONBody
         .setRequired(true)
         .addChoices(QUOTE_MODES.map((value) => ({ name: QUOTE_MODE_CHOICES[value], value }))),
     )
-    .addStringOption((o) => o.setName('request').setDescription('What to quote, in your own words').setRequired(true).setMaxLength(2_000));
+    .addStringOption((o) =>
+      o.setName('request').setDescription('What to quote, in your own words').setRequired(true).setMaxLength(2_000),
+    );
   return [ask.toJSON(), quote.toJSON()];
 }
 

@@ -19,11 +19,15 @@ async function main(): Promise<number> {
   }
   const applicationId = config.DISCORD_APPLICATION_ID;
   if (!config.DISCORD_TOKEN || !applicationId) {
-    console.error('Set DISCORD_TOKEN and DISCORD_APPLICATION_ID (Developer Portal → your app) to deploy the slash commands.');
+    console.error(
+      'Set DISCORD_TOKEN and DISCORD_APPLICATION_ID (Developer Portal → your app) to deploy the slash commands.',
+    );
     return 2;
   }
   const guildId = config.DISCORD_GUILD_ID;
-  const route = guildId ? Routes.applicationGuildCommands(applicationId, guildId) : Routes.applicationCommands(applicationId);
+  const route = guildId
+    ? Routes.applicationGuildCommands(applicationId, guildId)
+    : Routes.applicationCommands(applicationId);
   const commands = slashCommands();
   try {
     const saved = (await createDiscordRest(config).put(route, { body: commands })) as { name: string }[];
@@ -41,11 +45,13 @@ function explain(err: unknown, config: Config): string {
   // DiscordAPIError (4xx with Discord's JSON) and HTTPError (anything else) both carry the status.
   const status = (err as { status?: unknown }).status;
   if (typeof status === 'number') {
-    if (status === 401) return 'Discord rejected DISCORD_TOKEN (401). Copy the bot token again from the Developer Portal → Bot.';
+    if (status === 401)
+      return 'Discord rejected DISCORD_TOKEN (401). Copy the bot token again from the Developer Portal → Bot.';
     if (status === 403 && config.DISCORD_GUILD_ID) {
       return `no access to server ${config.DISCORD_GUILD_ID} (403). Invite the bot there with the applications.commands scope first.`;
     }
-    if (status === 404) return 'unknown application (404). Check DISCORD_APPLICATION_ID against the Developer Portal → General Information.';
+    if (status === 404)
+      return 'unknown application (404). Check DISCORD_APPLICATION_ID against the Developer Portal → General Information.';
     return `${message} (HTTP ${status})`;
   }
   return message;

@@ -19,14 +19,36 @@ import type { IncomingMessage } from '../../contract/turn.js';
 import type { Logger } from '../../logger.js';
 import { metrics } from '../../metrics.js';
 import type { KvStore } from '../../state/kv.js';
-import { INBOX_UNAVAILABLE_TEXT as UNAVAILABLE, THREAD_QUEUE_FULL_TEXT, type AddResult, type Delivery, type DeliveryFn, type Inbox } from '../../turns/index.js';
+import {
+  INBOX_UNAVAILABLE_TEXT as UNAVAILABLE,
+  THREAD_QUEUE_FULL_TEXT,
+  type AddResult,
+  type Delivery,
+  type DeliveryFn,
+  type Inbox,
+} from '../../turns/index.js';
 import { COMMAND_NAMES } from './commands.js';
 import type { ActionStore } from './custom-id.js';
 import { LIMITS } from './limits.js';
 import { truncate } from '../../reply/text.js';
-import { commandInput, conversationIn, normalizeButton, normalizeCommand, normalizeMessage, type Conversation } from './normalize.js';
+import {
+  commandInput,
+  conversationIn,
+  normalizeButton,
+  normalizeCommand,
+  normalizeMessage,
+  type Conversation,
+} from './normalize.js';
 import { rawChannel, type InteractionReply, type RawInteraction } from './http-interactions.js';
-import { channelSink, interactionSink, threadSink, turnNonces, warning, type InteractionHook, type ReplySink } from './sinks.js';
+import {
+  channelSink,
+  interactionSink,
+  threadSink,
+  turnNonces,
+  warning,
+  type InteractionHook,
+  type ReplySink,
+} from './sinks.js';
 import { MESSAGE_MARK, runTurn, type TurnDeps } from './turn.js';
 
 export interface HandlerDeps {
@@ -103,14 +125,25 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     // channel cannot tell its conversation from the channel alone.
     onButtons: async (ref, message) => {
       if (ref.messageId === '@original') return; // a replay does not learn the snowflake; the click falls back to the command's id
-      const conversation: Conversation = { workspaceId: message.workspaceId, channelId: message.channelId, threadId: message.threadId, isDirect: message.isDirect };
+      const conversation: Conversation = {
+        workspaceId: message.workspaceId,
+        channelId: message.channelId,
+        threadId: message.threadId,
+        isDirect: message.isDirect,
+      };
       await kv.set(conversationKey(ref.messageId), conversation, deps.conversationTtlMs);
     },
   };
 
   /** Entries of one conversation run one at a time, in order; a redelivered event has the same id. */
   const enqueue = (id: string, message: IncomingMessage, work: DiscordWork): Promise<AddResult> =>
-    inbox.add({ id: `discord:${id}`, platform: 'discord', thread: `discord:${message.workspaceId}:${message.channelId}:${message.threadId}`, payload: work, receivedAt: Date.now() });
+    inbox.add({
+      id: `discord:${id}`,
+      platform: 'discord',
+      thread: `discord:${message.workspaceId}:${message.channelId}:${message.threadId}`,
+      payload: work,
+      receivedAt: Date.now(),
+    });
 
   /** True for the one gateway connection (or replica) that gets to acknowledge this interaction. */
   async function claim(id: string): Promise<boolean> {
@@ -127,11 +160,13 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     if (message.author.bot || message.webhookId || message.system) return;
     const botId = message.client.user.id;
     const botRoleId = message.guild?.roles.botRoleFor(botId)?.id;
-    const mentioned = message.mentions.users.has(botId) || (botRoleId !== undefined && message.mentions.roles.has(botRoleId));
+    const mentioned =
+      message.mentions.users.has(botId) || (botRoleId !== undefined && message.mentions.roles.has(botRoleId));
     const channel = message.channel;
     const inOurThread = channel.isThread() && (channel.ownerId === botId || channel.joined);
     if (message.inGuild() && !mentioned && !inOurThread) return;
-    const startsThread = message.inGuild() && (channel.type === ChannelType.GuildText || channel.type === ChannelType.GuildAnnouncement);
+    const startsThread =
+      message.inGuild() && (channel.type === ChannelType.GuildText || channel.type === ChannelType.GuildAnnouncement);
     if (!startsThread && !channel.isSendable()) return;
     const incoming = normalizeMessage(message, botId, botRoleId, deps.memberRoleIds);
     const work: DiscordWork = {
@@ -158,7 +193,10 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     try {
       await message.reply({ content: warning(text), allowedMentions: { parse: [], repliedUser: false } });
     } catch (err) {
-      log.warn({ err, code: (err as { code?: unknown }).code, messageId: message.id }, 'could not reply to the message');
+      log.warn(
+        { err, code: (err as { code?: unknown }).code, messageId: message.id },
+        'could not reply to the message',
+      );
     }
   }
 
@@ -171,7 +209,10 @@ export function createHandlers(deps: HandlerDeps): Handlers {
   async function onCommand(interaction: ChatInputCommandInteraction, receivedAt: number): Promise<void> {
     if (!(await claim(interaction.id))) return;
     if (!COMMAND_NAMES.has(interaction.commandName)) {
-      await interaction.reply({ content: warning(UNKNOWN_COMMAND(interaction.commandName)), flags: MessageFlags.Ephemeral });
+      await interaction.reply({
+        content: warning(UNKNOWN_COMMAND(interaction.commandName)),
+        flags: MessageFlags.Ephemeral,
+      });
       return;
     }
     // Discord drops an interaction not acknowledged within 3 s: defer before anything slow.
@@ -190,12 +231,31 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     await markClicked(interaction);
     const stored = await kv.get<Conversation>(conversationKey(interaction.message.id));
     const conversation =
-      stored ?? conversationIn(interaction.channel, interaction.channelId, interaction.guildId, interaction.message.interactionMetadata?.id ?? interaction.message.id);
-    await recordInteraction(interaction, normalizeButton({ id: interaction.id, userId: interaction.user.id, member: interaction.member }, action, conversation, deps.memberRoleIds), receivedAt);
+      stored ??
+      conversationIn(
+        interaction.channel,
+        interaction.channelId,
+        interaction.guildId,
+        interaction.message.interactionMetadata?.id ?? interaction.message.id,
+      );
+    await recordInteraction(
+      interaction,
+      normalizeButton(
+        { id: interaction.id, userId: interaction.user.id, member: interaction.member },
+        action,
+        conversation,
+        deps.memberRoleIds,
+      ),
+      receivedAt,
+    );
   }
 
   /** After the acknowledgement: the entry carries the interaction's token, so any replica can answer it. */
-  async function recordInteraction(interaction: ChatInputCommandInteraction | ButtonInteraction, message: IncomingMessage, receivedAt: number): Promise<void> {
+  async function recordInteraction(
+    interaction: ChatInputCommandInteraction | ButtonInteraction,
+    message: IncomingMessage,
+    receivedAt: number,
+  ): Promise<void> {
     const ownsOriginal = interaction.isChatInputCommand();
     const target: InteractionTarget = {
       id: interaction.id,
@@ -207,7 +267,11 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     };
     let added: AddResult;
     try {
-      added = await enqueue(`interaction:${interaction.id}`, message, { kind: 'interaction', message, interaction: target });
+      added = await enqueue(`interaction:${interaction.id}`, message, {
+        kind: 'interaction',
+        message,
+        interaction: target,
+      });
     } catch (err) {
       log.error({ err, interactionId: interaction.id }, 'discord interaction not recorded in the inbox');
       return tellPrivately(interaction, ownsOriginal, UNAVAILABLE);
@@ -216,12 +280,26 @@ export function createHandlers(deps: HandlerDeps): Handlers {
   }
 
   /** An ephemeral note instead of an answer; a slash command's deferred "thinking…" reply is removed first. */
-  async function tellPrivately(interaction: ChatInputCommandInteraction | ButtonInteraction, ownsOriginal: boolean, text: string): Promise<void> {
+  async function tellPrivately(
+    interaction: ChatInputCommandInteraction | ButtonInteraction,
+    ownsOriginal: boolean,
+    text: string,
+  ): Promise<void> {
     try {
-      if (ownsOriginal) await interaction.deleteReply().catch((err: unknown) => log.warn({ err }, 'could not remove the deferred reply'));
-      await interaction.followUp({ content: warning(text), flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
+      if (ownsOriginal)
+        await interaction
+          .deleteReply()
+          .catch((err: unknown) => log.warn({ err }, 'could not remove the deferred reply'));
+      await interaction.followUp({
+        content: warning(text),
+        flags: MessageFlags.Ephemeral,
+        allowedMentions: { parse: [] },
+      });
     } catch (err) {
-      log.warn({ err, code: (err as { code?: unknown }).code, interactionId: interaction.id }, 'could not tell the user');
+      log.warn(
+        { err, code: (err as { code?: unknown }).code, interactionId: interaction.id },
+        'could not tell the user',
+      );
     }
   }
 
@@ -234,27 +312,46 @@ export function createHandlers(deps: HandlerDeps): Handlers {
         entryLog.info('discord turn was already delivered before its runner stopped');
         return;
       }
-      const earlier = d.recorded.filter((r) => r.startsWith(MESSAGE_MARK)).map((r) => ({ id: r.slice(MESSAGE_MARK.length), messageId: r.slice(MESSAGE_MARK.length) }));
+      const earlier = d.recorded
+        .filter((r) => r.startsWith(MESSAGE_MARK))
+        .map((r) => ({ id: r.slice(MESSAGE_MARK.length), messageId: r.slice(MESSAGE_MARK.length) }));
       const sink = await sinkFor(client, d, entryLog, turnNonces(d.entry.id, earlier.length));
       if (!sink) {
-        entryLog.warn({ channelId: work.kind === 'message' ? work.channelId : work.interaction.channelId }, 'discord entry has nowhere to be answered; dropped');
+        entryLog.warn(
+          { channelId: work.kind === 'message' ? work.channelId : work.interaction.channelId },
+          'discord entry has nowhere to be answered; dropped',
+        );
         return;
       }
       const started = performance.now();
       await runTurn(turnDeps, work.message, sink, { signal: d.signal, earlier, record: d.record });
       if (d.signal.aborted) return;
-      await d.record(DELIVERED).catch((err: unknown) => entryLog.warn({ err }, 'could not record a delivered Discord turn'));
+      await d
+        .record(DELIVERED)
+        .catch((err: unknown) => entryLog.warn({ err }, 'could not record a delivered Discord turn'));
       const ms = Math.round(performance.now() - started);
-      entryLog.info({ replay: earlier.length > 0, ms, waitedMs: Math.max(0, Date.now() - d.entry.receivedAt - ms) }, 'discord turn delivered');
+      entryLog.info(
+        { replay: earlier.length > 0, ms, waitedMs: Math.max(0, Date.now() - d.entry.receivedAt - ms) },
+        'discord turn delivered',
+      );
     };
   }
 
-  async function sinkFor(client: Client, d: Delivery<DiscordWork>, entryLog: Logger, nonce: () => string): Promise<ReplySink | undefined> {
+  async function sinkFor(
+    client: Client,
+    d: Delivery<DiscordWork>,
+    entryLog: Logger,
+    nonce: () => string,
+  ): Promise<ReplySink | undefined> {
     const work = d.entry.payload;
     const fetchChannel = (id: string) => client.channels.fetch(id);
     if (work.kind === 'interaction') {
       const t = work.interaction;
-      const webhook = new InteractionWebhook(client as Client<true>, t.applicationId, t.token) as unknown as InteractionHook;
+      const webhook = new InteractionWebhook(
+        client as Client<true>,
+        t.applicationId,
+        t.token,
+      ) as unknown as InteractionHook;
       return interactionSink({
         webhook,
         ownsOriginal: t.ownsOriginal,
@@ -271,21 +368,34 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     // and discord.js builds a guild's channels and new threads only for a cached guild.
     const guildId = work.message.isDirect ? undefined : work.message.workspaceId;
     if (guildId && !client.guilds.cache.has(guildId)) {
-      await client.guilds.fetch(guildId).catch((err: unknown) => entryLog.warn({ err, guildId }, 'could not fetch the guild of another shard'));
+      await client.guilds
+        .fetch(guildId)
+        .catch((err: unknown) => entryLog.warn({ err, guildId }, 'could not fetch the guild of another shard'));
     }
     const channel = await fetchChannel(work.channelId).catch((err: unknown) => {
-      entryLog.warn({ err, code: (err as { code?: unknown }).code, channelId: work.channelId }, 'could not find the channel to answer in');
+      entryLog.warn(
+        { err, code: (err as { code?: unknown }).code, channelId: work.channelId },
+        'could not find the channel to answer in',
+      );
       return null;
     });
     if (!channel) return undefined;
-    if (work.startThread && (channel.type === ChannelType.GuildText || channel.type === ChannelType.GuildAnnouncement)) {
+    if (
+      work.startThread &&
+      (channel.type === ChannelType.GuildText || channel.type === ChannelType.GuildAnnouncement)
+    ) {
       return threadSink({
         parent: channel,
         originId: work.originId,
         threadName: work.startThread.name,
         threadId: d.recorded.find((r) => r.startsWith(THREAD_MARK))?.slice(THREAD_MARK.length),
         fetchThread: fetchChannel,
-        onThread: (id) => d.record(`${THREAD_MARK}${id}`).catch((err: unknown) => entryLog.warn({ err, threadId: id }, 'could not record the new thread in the inbox')),
+        onThread: (id) =>
+          d
+            .record(`${THREAD_MARK}${id}`)
+            .catch((err: unknown) =>
+              entryLog.warn({ err, threadId: id }, 'could not record the new thread in the inbox'),
+            ),
         log: entryLog,
         nonce,
       });
@@ -300,7 +410,10 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       return true;
     } catch (err) {
       metrics.acks.inc({ platform: 'discord', status: 'failed' });
-      log.warn({ err, code: (err as { code?: unknown }).code, interactionId: interaction.id }, 'could not acknowledge the interaction');
+      log.warn(
+        { err, code: (err as { code?: unknown }).code, interactionId: interaction.id },
+        'could not acknowledge the interaction',
+      );
       return false;
     }
   }
@@ -308,7 +421,11 @@ export function createHandlers(deps: HandlerDeps): Handlers {
   /** Disables the clicked message's buttons (the chosen one turns green), so a choice is made once. */
   async function markClicked(interaction: ButtonInteraction): Promise<void> {
     const rows = disabledRows(
-      interaction.message.components.flatMap((row) => (row.type === ComponentType.ActionRow ? [row.toJSON() as APIActionRowComponent<APIComponentInMessageActionRow>] : [])),
+      interaction.message.components.flatMap((row) =>
+        row.type === ComponentType.ActionRow
+          ? [row.toJSON() as APIActionRowComponent<APIComponentInMessageActionRow>]
+          : [],
+      ),
       interaction.customId,
     );
     if (rows.length === 0) return;
@@ -321,17 +438,31 @@ export function createHandlers(deps: HandlerDeps): Handlers {
 
   async function onHttpInteraction(raw: RawInteraction): Promise<InteractionReply> {
     const receivedAt = Date.now();
-    const privately = (text: string): InteractionReply => ({ type: InteractionResponseType.ChannelMessageWithSource, data: { content: warning(text), flags: MessageFlags.Ephemeral, allowed_mentions: { parse: [] } } });
+    const privately = (text: string): InteractionReply => ({
+      type: InteractionResponseType.ChannelMessageWithSource,
+      data: { content: warning(text), flags: MessageFlags.Ephemeral, allowed_mentions: { parse: [] } },
+    });
     const member = raw.member ?? null;
     const userId = raw.member?.user.id ?? raw.user?.id ?? '';
     const channelId = raw.channel_id ?? raw.channel?.id ?? '';
     const channel = raw.channel ? rawChannel(raw.channel) : null;
-    const target: InteractionTarget = { id: raw.id, applicationId: raw.application_id, token: raw.token, channelId, receivedAt, ownsOriginal: raw.type === InteractionType.ApplicationCommand };
+    const target: InteractionTarget = {
+      id: raw.id,
+      applicationId: raw.application_id,
+      token: raw.token,
+      channelId,
+      receivedAt,
+      ownsOriginal: raw.type === InteractionType.ApplicationCommand,
+    };
     /** Recorded, then the `ack` response; a failed write is answered privately and nothing is acknowledged as taken. */
     const record = async (message: IncomingMessage, ack: InteractionReply): Promise<InteractionReply> => {
       let added: AddResult;
       try {
-        added = await enqueue(`interaction:${raw.id}`, message, { kind: 'interaction', message, interaction: { ...target, channelId: channelId || message.channelId } });
+        added = await enqueue(`interaction:${raw.id}`, message, {
+          kind: 'interaction',
+          message,
+          interaction: { ...target, channelId: channelId || message.channelId },
+        });
       } catch (err) {
         log.error({ err, interactionId: raw.id }, 'discord interaction not recorded in the inbox');
         return privately(UNAVAILABLE);
@@ -341,10 +472,20 @@ export function createHandlers(deps: HandlerDeps): Handlers {
 
     if (raw.type === InteractionType.ApplicationCommand) {
       const data = raw.data;
-      if (!data || data.type !== undefined && data.type !== 1) return privately('Only slash commands are supported here.');
+      if (!data || (data.type !== undefined && data.type !== 1))
+        return privately('Only slash commands are supported here.');
       if (!COMMAND_NAMES.has(data.name ?? '')) return privately(UNKNOWN_COMMAND(data.name ?? '?'));
       const message = normalizeCommand(
-        { id: raw.id, commandName: data.name ?? '', options: data.options ?? [], channel, channelId, guildId: raw.guild_id ?? null, userId, member },
+        {
+          id: raw.id,
+          commandName: data.name ?? '',
+          options: data.options ?? [],
+          channel,
+          channelId,
+          guildId: raw.guild_id ?? null,
+          userId,
+          member,
+        },
         deps.memberRoleIds,
       );
       return record(message, { type: InteractionResponseType.DeferredChannelMessageWithSource });
@@ -355,11 +496,26 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       const action = await deps.actions.decode(customId);
       if (!action) return privately(BUTTON_EXPIRED);
       const stored = await kv.get<Conversation>(conversationKey(raw.message.id));
-      const conversation = stored ?? conversationIn(channel, channelId, raw.guild_id ?? null, raw.message.interaction_metadata?.id ?? raw.message.id);
+      const conversation =
+        stored ??
+        conversationIn(
+          channel,
+          channelId,
+          raw.guild_id ?? null,
+          raw.message.interaction_metadata?.id ?? raw.message.id,
+        );
       const message = normalizeButton({ id: raw.id, userId, member }, action, conversation, deps.memberRoleIds);
-      const rows = disabledRows((raw.message.components ?? []) as unknown as APIActionRowComponent<APIComponentInMessageActionRow>[], customId);
+      const rows = disabledRows(
+        (raw.message.components ?? []) as unknown as APIActionRowComponent<APIComponentInMessageActionRow>[],
+        customId,
+      );
       // One response acknowledges the click and disables the buttons.
-      return record(message, rows.length > 0 ? { type: InteractionResponseType.UpdateMessage, data: { components: rows } } : { type: InteractionResponseType.DeferredMessageUpdate });
+      return record(
+        message,
+        rows.length > 0
+          ? { type: InteractionResponseType.UpdateMessage, data: { components: rows } }
+          : { type: InteractionResponseType.DeferredMessageUpdate },
+      );
     }
     return privately('This kind of interaction is not supported.');
   }
@@ -368,7 +524,10 @@ export function createHandlers(deps: HandlerDeps): Handlers {
 }
 
 /** A message's action rows with every button disabled; the clicked one (by custom_id) turns green. */
-export function disabledRows(rows: readonly APIActionRowComponent<APIComponentInMessageActionRow>[], customId: string): APIActionRowComponent<APIComponentInMessageActionRow>[] {
+export function disabledRows(
+  rows: readonly APIActionRowComponent<APIComponentInMessageActionRow>[],
+  customId: string,
+): APIActionRowComponent<APIComponentInMessageActionRow>[] {
   return rows
     .filter((row) => row.type === ComponentType.ActionRow)
     .map((row) => ({
@@ -376,7 +535,11 @@ export function disabledRows(rows: readonly APIActionRowComponent<APIComponentIn
       components: row.components.map((c) => {
         if (c.type !== ComponentType.Button) return c;
         const chosen = 'custom_id' in c && c.custom_id === customId;
-        return { ...c, disabled: true, ...(chosen ? { style: ButtonStyle.Success } : {}) } as APIComponentInMessageActionRow;
+        return {
+          ...c,
+          disabled: true,
+          ...(chosen ? { style: ButtonStyle.Success } : {}),
+        } as APIComponentInMessageActionRow;
       }),
     }));
 }

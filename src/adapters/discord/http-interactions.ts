@@ -1,6 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { verifyKey } from 'discord-interactions';
-import { ChannelType, InteractionResponseType, InteractionType, MessageFlags, type APIInteractionResponse } from 'discord.js';
+import {
+  ChannelType,
+  InteractionResponseType,
+  InteractionType,
+  MessageFlags,
+  type APIInteractionResponse,
+} from 'discord.js';
 import { z } from 'zod';
 import type { Logger } from '../../logger.js';
 import { metrics } from '../../metrics.js';
@@ -56,7 +62,12 @@ const DMS = new Set<number>([ChannelType.DM, ChannelType.GroupDM]);
 
 /** The interaction's partial channel, as the conversation rules read a discord.js channel. */
 export function rawChannel(c: z.infer<typeof channel>): ChannelLike & { parentId: string | null } {
-  return { id: c.id, parentId: c.parent_id ?? null, isThread: () => THREADS.has(c.type), isDMBased: () => DMS.has(c.type) };
+  return {
+    id: c.id,
+    parentId: c.parent_id ?? null,
+    isThread: () => THREADS.has(c.type),
+    isDMBased: () => DMS.has(c.type),
+  };
 }
 
 export interface EndpointDeps {
@@ -85,7 +96,8 @@ export function interactionsEndpoint(deps: EndpointDeps): (req: IncomingMessage,
   const send = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   };
-  const refuse = (res: ServerResponse, status: number, message: string) => send(res, status, { error: { code: status === 401 ? 'invalid_signature' : 'invalid_request', message } });
+  const refuse = (res: ServerResponse, status: number, message: string) =>
+    send(res, status, { error: { code: status === 401 ? 'invalid_signature' : 'invalid_request', message } });
 
   return async (req, res) => {
     if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
@@ -102,7 +114,10 @@ export function interactionsEndpoint(deps: EndpointDeps): (req: IncomingMessage,
       return refuse(res, 401, 'Missing signature.');
     }
     const ts = Number(timestamp);
-    const valid = Number.isFinite(ts) && Math.abs(now() / 1000 - ts) <= MAX_CLOCK_SKEW_S && (await verifyKey(raw, signature, timestamp, deps.publicKey));
+    const valid =
+      Number.isFinite(ts) &&
+      Math.abs(now() / 1000 - ts) <= MAX_CLOCK_SKEW_S &&
+      (await verifyKey(raw, signature, timestamp, deps.publicKey));
     if (!valid) {
       log.warn({ path: INTERACTIONS_PATH }, 'discord interaction with a bad or stale signature refused');
       return refuse(res, 401, 'Bad signature.');
@@ -110,10 +125,14 @@ export function interactionsEndpoint(deps: EndpointDeps): (req: IncomingMessage,
     let parsed: RawInteraction;
     try {
       const result = rawInteraction.safeParse(JSON.parse(raw.toString('utf8')));
-      if (!result.success) throw new Error(result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+      if (!result.success)
+        throw new Error(result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
       parsed = result.data;
     } catch (err) {
-      log.warn({ problem: err instanceof Error ? err.message : String(err) }, 'discord interaction payload not understood');
+      log.warn(
+        { problem: err instanceof Error ? err.message : String(err) },
+        'discord interaction payload not understood',
+      );
       return refuse(res, 400, 'The interaction payload is not one Switchboard understands.');
     }
     if (parsed.type === InteractionType.Ping) return send(res, 200, { type: InteractionResponseType.Pong });
@@ -129,10 +148,16 @@ export function interactionsEndpoint(deps: EndpointDeps): (req: IncomingMessage,
       // Told privately instead of Discord's bare "The application did not respond".
       log.error({ err, interactionId: parsed.id }, 'discord interaction failed');
       metrics.acks.inc({ platform: 'discord', status: 'failed' });
-      reply = { type: InteractionResponseType.ChannelMessageWithSource, data: { content: `⚠️ ${UNAVAILABLE}`, flags: MessageFlags.Ephemeral, allowed_mentions: { parse: [] } } };
+      reply = {
+        type: InteractionResponseType.ChannelMessageWithSource,
+        data: { content: `⚠️ ${UNAVAILABLE}`, flags: MessageFlags.Ephemeral, allowed_mentions: { parse: [] } },
+      };
       return send(res, 200, reply);
     }
-    metrics.acks.inc({ platform: 'discord', status: reply.type === InteractionResponseType.ChannelMessageWithSource ? 'answered' : 'deferred' });
+    metrics.acks.inc({
+      platform: 'discord',
+      status: reply.type === InteractionResponseType.ChannelMessageWithSource ? 'answered' : 'deferred',
+    });
     send(res, 200, reply);
   };
 }

@@ -28,10 +28,20 @@ export interface DiscordAdapter extends PlatformAdapter {
  */
 /** The settings the Discord adapter reads. */
 export type DiscordConfig =
-  | 'DISCORD_TOKEN' | 'DISCORD_APPLICATION_ID' | 'DISCORD_API_URL' | 'DISCORD_PUBLIC_KEY' | 'DISCORD_MEMBER_ROLES'
-  | 'DISCORD_SHARD_COUNT' | 'DISCORD_SHARD_IDS' | 'THREAD_TTL_DAYS' | 'INBOX_THREAD_QUEUE_MAX';
+  | 'DISCORD_TOKEN'
+  | 'DISCORD_APPLICATION_ID'
+  | 'DISCORD_API_URL'
+  | 'DISCORD_PUBLIC_KEY'
+  | 'DISCORD_MEMBER_ROLES'
+  | 'DISCORD_SHARD_COUNT'
+  | 'DISCORD_SHARD_IDS'
+  | 'THREAD_TTL_DAYS'
+  | 'INBOX_THREAD_QUEUE_MAX';
 
-export function createDiscordAdapter(sb: AdapterDeps<DiscordConfig>, options: DiscordAdapterOptions = {}): DiscordAdapter | undefined {
+export function createDiscordAdapter(
+  sb: AdapterDeps<DiscordConfig>,
+  options: DiscordAdapterOptions = {},
+): DiscordAdapter | undefined {
   const { config } = sb;
   const token = config.DISCORD_TOKEN;
   const publicKey = config.DISCORD_PUBLIC_KEY;
@@ -56,11 +66,18 @@ export function createDiscordAdapter(sb: AdapterDeps<DiscordConfig>, options: Di
     ? [
         {
           prefix: INTERACTIONS_PATH,
-          handle: interactionsEndpoint({ publicKey, applicationId: config.DISCORD_APPLICATION_ID, handle: handlers.onHttpInteraction, accepting: () => accepting, log }),
+          handle: interactionsEndpoint({
+            publicKey,
+            applicationId: config.DISCORD_APPLICATION_ID,
+            handle: handlers.onHttpInteraction,
+            accepting: () => accepting,
+            log,
+          }),
         },
       ]
     : [];
-  const handle = (work: Promise<void>) => void work.catch((err: unknown) => log.error({ err }, 'discord event handler failed'));
+  const handle = (work: Promise<void>) =>
+    void work.catch((err: unknown) => log.error({ err }, 'discord event handler failed'));
   client.on(Events.MessageCreate, (message) => {
     if (accepting) handle(handlers.onMessage(message));
   });
@@ -69,7 +86,9 @@ export function createDiscordAdapter(sb: AdapterDeps<DiscordConfig>, options: Di
   });
   client.on(Events.ShardReconnecting, (shard) => log.info({ shard }, 'discord gateway reconnecting'));
   client.on(Events.ShardResume, (shard, replayed) => log.info({ shard, replayed }, 'discord gateway session resumed'));
-  client.on(Events.ShardDisconnect, (event, shard) => log.error({ shard, code: event.code }, 'discord gateway closed for good'));
+  client.on(Events.ShardDisconnect, (event, shard) =>
+    log.error({ shard, code: event.code }, 'discord gateway closed for good'),
+  );
   client.on(Events.ShardError, (err, shard) => log.warn({ err, shard }, 'discord gateway error'));
   client.on(Events.Warn, (message) => log.warn({ message }, 'discord.js warning'));
   // An 'error' event nobody listens to would end the process.
@@ -84,7 +103,10 @@ export function createDiscordAdapter(sb: AdapterDeps<DiscordConfig>, options: Di
       if (!token) {
         // Interactions over HTTP only: answers go through each interaction's webhook, which needs no bot token.
         accepting = true;
-        log.info({ path: INTERACTIONS_PATH }, `Discord interactions accepted at ${INTERACTIONS_PATH} (no gateway connection: DISCORD_TOKEN is not set)`);
+        log.info(
+          { path: INTERACTIONS_PATH },
+          `Discord interactions accepted at ${INTERACTIONS_PATH} (no gateway connection: DISCORD_TOKEN is not set)`,
+        );
         return;
       }
       const abort = new AbortController();
@@ -105,7 +127,10 @@ export function createDiscordAdapter(sb: AdapterDeps<DiscordConfig>, options: Di
       }
       const applicationId = client.application?.id;
       if (config.DISCORD_APPLICATION_ID && applicationId && applicationId !== config.DISCORD_APPLICATION_ID) {
-        log.warn({ applicationId }, 'DISCORD_APPLICATION_ID is not this bot’s application; `npm run discord:deploy` registers commands for the wrong one');
+        log.warn(
+          { applicationId },
+          'DISCORD_APPLICATION_ID is not this bot’s application; `npm run discord:deploy` registers commands for the wrong one',
+        );
       }
       log.info(
         {

@@ -38,7 +38,12 @@ export function createLiveReply(sink: ReplySink, opts: LiveReplyOptions): LiveRe
   let done = false;
   let answered = false;
 
-  const progressMessage = (): OutgoingMessage => ({ content: renderProgress(text, status), embeds: [], components: [], files: [] });
+  const progressMessage = (): OutgoingMessage => ({
+    content: renderProgress(text, status),
+    embeds: [],
+    components: [],
+    files: [],
+  });
 
   function schedule(): void {
     if (done || timer || writing) return;

@@ -21,8 +21,14 @@ export interface ChannelLike {
 }
 
 /** `fallbackThreadId` names the conversation when the channel is neither a thread nor a DM. */
-export function conversationIn(channel: ChannelLike | null, channelId: string, guildId: string | null, fallbackThreadId: string): Conversation {
-  if (!guildId || channel?.isDMBased()) return { workspaceId: 'default', channelId, threadId: channelId, isDirect: true };
+export function conversationIn(
+  channel: ChannelLike | null,
+  channelId: string,
+  guildId: string | null,
+  fallbackThreadId: string,
+): Conversation {
+  if (!guildId || channel?.isDMBased())
+    return { workspaceId: 'default', channelId, threadId: channelId, isDirect: true };
   if (channel?.isThread()) {
     const parentId = (channel as ChannelLike & { parentId: string | null }).parentId;
     return { workspaceId: guildId, channelId: parentId ?? channelId, threadId: channelId, isDirect: false };
@@ -50,14 +56,21 @@ export type MemberLike = { roles: { cache: { keys(): Iterable<string> } } | read
 export function discordRole(member: MemberLike, memberRoleIds: readonly string[] | undefined): UserRole {
   if (!memberRoleIds?.length) return 'member';
   if (!member) return 'guest';
-  const roles = Array.isArray(member.roles) ? (member.roles as readonly string[]) : [...(member.roles as { cache: { keys(): Iterable<string> } }).cache.keys()];
+  const roles = Array.isArray(member.roles)
+    ? (member.roles as readonly string[])
+    : [...(member.roles as { cache: { keys(): Iterable<string> } }).cache.keys()];
   return roles.some((r) => memberRoleIds.includes(r)) ? 'member' : 'guest';
 }
 
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** A message that reached us. In a plain channel its reply goes to a new thread whose id is the message's. */
-export function normalizeMessage(message: Message, botId: string, botRoleId?: string, memberRoleIds?: readonly string[]): IncomingMessage {
+export function normalizeMessage(
+  message: Message,
+  botId: string,
+  botRoleId?: string,
+  memberRoleIds?: readonly string[],
+): IncomingMessage {
   const conversation = conversationIn(message.channel, message.channelId, message.guildId, message.id);
   const stripped = stripBotMention(message.content, botId, botRoleId);
   return {
@@ -101,7 +114,8 @@ export function normalizeCommand(input: CommandInput, memberRoleIds?: readonly s
   const options: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const option of input.options) {
     if (PROTOTYPE_KEYS.has(option.name)) continue;
-    if (typeof option.value === 'string' || typeof option.value === 'number' || typeof option.value === 'boolean') options[option.name] = String(option.value);
+    if (typeof option.value === 'string' || typeof option.value === 'number' || typeof option.value === 'boolean')
+      options[option.name] = String(option.value);
   }
   const conversation = conversationIn(input.channel, input.channelId, input.guildId, input.id);
   return {

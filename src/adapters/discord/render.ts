@@ -52,7 +52,10 @@ export function renderReply(reply: Reply, opts: RenderOptions): OutgoingMessage[
   if (messages.length === 0) messages.push(message(''));
   let current = messages.at(-1)!;
   for (const embed of built.embeds) {
-    if (current.embeds.length >= LIMITS.embedsPerMessage || totalEmbedChars(current.embeds) + embedChars(embed) > LIMITS.embedCharsPerMessage) {
+    if (
+      current.embeds.length >= LIMITS.embedsPerMessage ||
+      totalEmbedChars(current.embeds) + embedChars(embed) > LIMITS.embedCharsPerMessage
+    ) {
       current = message('');
       messages.push(current);
     }
@@ -92,7 +95,13 @@ export function renderProgress(text: string, status: string | undefined): string
 
 export function embedChars(e: APIEmbed): number {
   const fields = (e.fields ?? []).reduce((n, f) => n + f.name.length + f.value.length, 0);
-  return (e.title?.length ?? 0) + (e.description?.length ?? 0) + (e.footer?.text.length ?? 0) + (e.author?.name.length ?? 0) + fields;
+  return (
+    (e.title?.length ?? 0) +
+    (e.description?.length ?? 0) +
+    (e.footer?.text.length ?? 0) +
+    (e.author?.name.length ?? 0) +
+    fields
+  );
 }
 
 export function totalEmbedChars(embeds: APIEmbed[]): number {
@@ -130,13 +139,21 @@ function buildEmbeds(blocks: Block[]): Built {
   };
   /** Long text as descriptions, continued over as many embeds as it needs. */
   const pushText = (text: string, title: string | undefined) => {
-    splitText(text, LIMITS.embedDescription).forEach((description, i) => push({ ...(i === 0 && title ? { title } : {}), description }));
+    splitText(text, LIMITS.embedDescription).forEach((description, i) =>
+      push({ ...(i === 0 && title ? { title } : {}), description }),
+    );
   };
   const pushFields = (first: APIEmbed, fields: Field[]) => {
     let embed: APIEmbed = { ...first, fields: [] };
     for (const f of fields) {
-      const field: APIEmbedField = { name: cut(f.label.trim() || '\u200b', LIMITS.fieldName), value: cut(f.value.trim() || '—', LIMITS.fieldValue), inline: true };
-      const full = embed.fields!.length >= LIMITS.embedFields || embedChars(embed) + field.name.length + field.value.length > LIMITS.embedCharsPerMessage;
+      const field: APIEmbedField = {
+        name: cut(f.label.trim() || '\u200b', LIMITS.fieldName),
+        value: cut(f.value.trim() || '—', LIMITS.fieldValue),
+        inline: true,
+      };
+      const full =
+        embed.fields!.length >= LIMITS.embedFields ||
+        embedChars(embed) + field.name.length + field.value.length > LIMITS.embedCharsPerMessage;
       if (full) {
         push(embed);
         embed = { fields: [] };
@@ -169,20 +186,29 @@ function buildEmbeds(blocks: Block[]): Built {
       case 'citations': {
         flushTitle();
         // Titles and snippets are kept short on purpose: a source list is for skimming.
-        const lines = block.sources.map((s, i) => `${i + 1}. [${escapeLinkText(truncate(s.title, 200))}](${s.url})${s.snippet ? ` — ${truncate(s.snippet, 300)}` : ''}`);
+        const lines = block.sources.map(
+          (s, i) =>
+            `${i + 1}. [${escapeLinkText(truncate(s.title, 200))}](${s.url})${s.snippet ? ` — ${truncate(s.snippet, 300)}` : ''}`,
+        );
         if (lines.length) pushText(lines.join('\n'), 'Sources');
         break;
       }
       case 'context': {
         const text = cut(block.items.join(' · '), LIMITS.footer);
         const last = out.embeds.at(-1);
-        if (last && !last.footer && embedChars(last) + text.length <= LIMITS.embedCharsPerMessage) last.footer = { text };
+        if (last && !last.footer && embedChars(last) + text.length <= LIMITS.embedCharsPerMessage)
+          last.footer = { text };
         else push({ footer: { text } });
         break;
       }
       case 'file':
-        out.files.push({ name: block.file.name, data: Buffer.from(block.file.data), ...(block.file.title ? { description: cut(block.file.title, 1_024) } : {}) });
-        if (block.file.preview) pushText(block.file.preview, cut(block.file.title ?? block.file.name, LIMITS.embedTitle));
+        out.files.push({
+          name: block.file.name,
+          data: Buffer.from(block.file.data),
+          ...(block.file.title ? { description: cut(block.file.title, 1_024) } : {}),
+        });
+        if (block.file.preview)
+          pushText(block.file.preview, cut(block.file.title ?? block.file.name, LIMITS.embedTitle));
         break;
       case 'buttons':
         break;
@@ -196,7 +222,10 @@ const titled = (title: string | undefined): APIEmbed => (title ? { title } : {})
 
 function cardEmbed(card: Card, cut: (text: string, max: number) => string): APIEmbed {
   const description = [card.subtitle ? `*${card.subtitle}*` : '', card.body ?? ''].filter(Boolean).join('\n');
-  return { title: cut(card.title.trim() || '\u200b', LIMITS.embedTitle), ...(description ? { description: cut(description, LIMITS.embedDescription) } : {}) };
+  return {
+    title: cut(card.title.trim() || '\u200b', LIMITS.embedTitle),
+    ...(description ? { description: cut(description, LIMITS.embedDescription) } : {}),
+  };
 }
 
 /** A monospace table in code blocks; rows that do not fit continue in the next embed under the same header. */
@@ -208,11 +237,14 @@ function pushTable(
   push: (e: APIEmbed) => void,
   cut: (text: string, max: number) => string,
 ): void {
-  const lines = renderTable(columns, rows).split('\n').map((l) => cut(l, 400).replaceAll('```', "'''"));
+  const lines = renderTable(columns, rows)
+    .split('\n')
+    .map((l) => cut(l, 400).replaceAll('```', "'''"));
   const head = lines.slice(0, 2);
   const body = lines.slice(2);
   const intro = caption ? `${cut(caption, 500)}\n` : '';
-  const frame = (parts: string[], withIntro: boolean) => `${withIntro ? intro : ''}\`\`\`\n${[...head, ...parts].join('\n')}\n\`\`\``;
+  const frame = (parts: string[], withIntro: boolean) =>
+    `${withIntro ? intro : ''}\`\`\`\n${[...head, ...parts].join('\n')}\n\`\`\``;
   let part: string[] = [];
   let first = true;
   for (const line of body) {
@@ -226,7 +258,10 @@ function pushTable(
   push({ ...(first ? titled(title) : {}), description: frame(part, first) });
 }
 
-function buttonRows(buttons: Button[], customIds: readonly string[]): { rows: OutgoingMessage['components']; shortened: boolean } {
+function buttonRows(
+  buttons: Button[],
+  customIds: readonly string[],
+): { rows: OutgoingMessage['components']; shortened: boolean } {
   const max = LIMITS.buttonsPerRow * LIMITS.rows;
   const shown = buttons.slice(0, max);
   const rows: OutgoingMessage['components'] = [];
@@ -236,7 +271,8 @@ function buttonRows(buttons: Button[], customIds: readonly string[]): { rows: Ou
     if (i % LIMITS.buttonsPerRow === 0) rows.push({ type: ComponentType.ActionRow, components: [] });
     rows.at(-1)!.components.push({
       type: ComponentType.Button,
-      style: b.style === 'primary' ? ButtonStyle.Primary : b.style === 'danger' ? ButtonStyle.Danger : ButtonStyle.Secondary,
+      style:
+        b.style === 'primary' ? ButtonStyle.Primary : b.style === 'danger' ? ButtonStyle.Danger : ButtonStyle.Secondary,
       label: truncate(b.label.trim() || b.actionId, LIMITS.buttonLabel),
       custom_id: customId,
     });

@@ -46,7 +46,11 @@ export function toDiscordOptions(m: OutgoingMessage) {
     content: m.content,
     embeds: m.embeds,
     components: m.components,
-    files: m.files.map((f) => ({ attachment: f.data, name: f.name, ...(f.description ? { description: f.description } : {}) })),
+    files: m.files.map((f) => ({
+      attachment: f.data,
+      name: f.name,
+      ...(f.description ? { description: f.description } : {}),
+    })),
     allowedMentions: NO_PINGS,
   } satisfies MessageCreateOptions;
 }
@@ -71,7 +75,10 @@ export function turnNonces(turnId: string, start = 0): () => string {
 export function channelSink(channel: SendableChannels, nonce?: () => string): ReplySink {
   const sent = new Map<string, Message>();
   const send = async (m: OutgoingMessage) => {
-    const message = await channel.send({ ...toDiscordOptions(m), ...(nonce ? { nonce: nonce(), enforceNonce: true } : {}) });
+    const message = await channel.send({
+      ...toDiscordOptions(m),
+      ...(nonce ? { nonce: nonce(), enforceNonce: true } : {}),
+    });
     sent.set(message.id, message);
     return refOf(message);
   };
@@ -126,7 +133,10 @@ export function threadSink(opts: {
   const { parent, log } = opts;
   let inner: ReplySink | undefined;
   const existing = async (id: string): Promise<ReplySink | undefined> => {
-    const thread = (await opts.fetchThread(id).catch((err: unknown) => log.warn({ err, threadId: id }, 'could not find the thread of an earlier run'))) as SendableChannels | null | undefined;
+    const thread = (await opts
+      .fetchThread(id)
+      .catch((err: unknown) => log.warn({ err, threadId: id }, 'could not find the thread of an earlier run'))) as
+      SendableChannels | null | undefined;
     return thread?.isSendable() ? channelSink(thread, opts.nonce) : undefined;
   };
   const start = async (): Promise<ReplySink> => {
@@ -157,7 +167,11 @@ export function threadSink(opts: {
     remove: async (ref) => (await target()).remove!(ref),
     async fail(text, live) {
       if (inner || opts.threadId || live) return (await target()).fail(text, live);
-      await parent.send({ content: warning(text), reply: { messageReference: opts.originId, failIfNotExists: false }, allowedMentions: NO_PINGS });
+      await parent.send({
+        content: warning(text),
+        reply: { messageReference: opts.originId, failIfNotExists: false },
+        allowedMentions: NO_PINGS,
+      });
     },
     notice: async (text) => (await target()).notice(text),
     typing: () => (inner ? inner.typing!() : parent.sendTyping()),
@@ -168,7 +182,9 @@ export function threadSink(opts: {
 export const INTERACTION_WINDOW_MS = 15 * 60_000 - 30_000;
 
 /** The webhook calls we make (discord.js's InteractionWebhook; its typings omit deleteMessage). */
-export type InteractionHook = Pick<InteractionWebhook, 'send' | 'editMessage'> & { deleteMessage(message: string): Promise<void> };
+export type InteractionHook = Pick<InteractionWebhook, 'send' | 'editMessage'> & {
+  deleteMessage(message: string): Promise<void>;
+};
 
 /**
  * Answers an interaction through its webhook (the application id and the interaction token, so
@@ -200,7 +216,8 @@ export function interactionSink(opts: {
   /** Interaction messages replaced in the channel after the window, by their `id`. */
   const moved = new Map<string, MessageRef>();
   const followUp = async (m: OutgoingMessage) => refOf(await webhook.send(toDiscordOptions(m)));
-  const ephemeral = (text: string) => webhook.send({ content: warning(text), flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS });
+  const ephemeral = (text: string) =>
+    webhook.send({ content: warning(text), flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS });
   const inChannel = async (m: OutgoingMessage) => {
     const sink = await channel();
     if (!sink) throw new Error('the interaction token expired and the channel is not reachable');
@@ -237,8 +254,14 @@ export function interactionSink(opts: {
     async fail(text, live) {
       if (!inWindow()) return notice(text);
       // Half-written progress is removed; the error is shown only to the person who asked.
-      if (live) await webhook.deleteMessage(live.id).catch((err: unknown) => opts.log.warn({ err }, 'could not remove the progress message'));
-      else if (ownsOriginal) await webhook.deleteMessage('@original').catch((err: unknown) => opts.log.warn({ err }, 'could not remove the deferred reply'));
+      if (live)
+        await webhook
+          .deleteMessage(live.id)
+          .catch((err: unknown) => opts.log.warn({ err }, 'could not remove the progress message'));
+      else if (ownsOriginal)
+        await webhook
+          .deleteMessage('@original')
+          .catch((err: unknown) => opts.log.warn({ err }, 'could not remove the deferred reply'));
       await ephemeral(text);
     },
     notice,

@@ -37,7 +37,12 @@ export const MESSAGE_MARK = 'msg:';
 const TYPING_EVERY_MS = 8_000;
 
 /** Runs one turn of the core and renders its events into `sink`. Never throws. */
-export async function runTurn(deps: TurnDeps, message: IncomingMessage, target: ReplySink, run: TurnRun = {}): Promise<void> {
+export async function runTurn(
+  deps: TurnDeps,
+  message: IncomingMessage,
+  target: ReplySink,
+  run: TurnRun = {},
+): Promise<void> {
   const log = deps.log.child({ platform: 'discord', messageId: message.messageId, threadId: message.threadId });
   const signal = run.signal ?? new AbortController().signal;
   const sink = recording(target, run.record, log);
@@ -133,7 +138,12 @@ async function replay(
     for await (const event of events) {
       if (event.type === 'reply') {
         const buttons = replyButtons(event.reply);
-        const refs = await replaceEarlier(sink, earlier, renderReply(event.reply, { customIds: await deps.actions.encode(buttons) }), log);
+        const refs = await replaceEarlier(
+          sink,
+          earlier,
+          renderReply(event.reply, { customIds: await deps.actions.encode(buttons) }),
+          log,
+        );
         done = true;
         const last = refs.at(-1);
         if (buttons.length > 0 && last) await deps.onButtons?.(last, message);
@@ -142,12 +152,18 @@ async function replay(
         done = true;
       }
     }
-    if (!done && !signal.aborted) await replaceEarlier(sink, earlier, [plain(warning('I could not finish that answer. Please try again.'))], log);
+    if (!done && !signal.aborted)
+      await replaceEarlier(sink, earlier, [plain(warning('I could not finish that answer. Please try again.'))], log);
   } catch (err) {
     if (signal.aborted) return;
     log.error({ err, code: (err as { code?: unknown }).code }, 'could not post the replayed answer to Discord');
     if (!done) {
-      await replaceEarlier(sink, earlier, [plain(warning('I could not post my answer here. The error has been logged.'))], log).catch((failErr: unknown) => {
+      await replaceEarlier(
+        sink,
+        earlier,
+        [plain(warning('I could not post my answer here. The error has been logged.'))],
+        log,
+      ).catch((failErr: unknown) => {
         log.warn({ err: failErr }, 'could not tell the user about the failure either');
       });
     }
@@ -155,7 +171,12 @@ async function replay(
 }
 
 /** Edits the earlier messages in order, posts only the messages beyond them and deletes leftovers. */
-async function replaceEarlier(sink: ReplySink, earlier: MessageRef[], messages: OutgoingMessage[], log: Logger): Promise<MessageRef[]> {
+async function replaceEarlier(
+  sink: ReplySink,
+  earlier: MessageRef[],
+  messages: OutgoingMessage[],
+  log: Logger,
+): Promise<MessageRef[]> {
   const refs: MessageRef[] = [];
   for (const [i, m] of messages.entries()) {
     const old = earlier[i];
@@ -165,15 +186,23 @@ async function replaceEarlier(sink: ReplySink, earlier: MessageRef[], messages: 
         continue;
       } catch (err) {
         // Deleted meanwhile, or no longer editable: the answer must still be seen.
-        log.warn({ err, code: (err as { code?: unknown }).code, ref: old.id }, 'could not edit the earlier run’s message; posting it');
+        log.warn(
+          { err, code: (err as { code?: unknown }).code, ref: old.id },
+          'could not edit the earlier run’s message; posting it',
+        );
       }
     }
     refs.push(await sink.send(m));
   }
   for (const extra of earlier.slice(messages.length)) {
-    await sink.remove?.(extra).catch((err: unknown) => log.warn({ err, ref: extra.id }, 'could not remove the earlier run’s extra message'));
+    await sink
+      .remove?.(extra)
+      .catch((err: unknown) => log.warn({ err, ref: extra.id }, 'could not remove the earlier run’s extra message'));
   }
-  log.info({ edited: Math.min(messages.length, earlier.length), posted: Math.max(0, messages.length - earlier.length) }, 'discord replay edited the earlier run’s messages');
+  log.info(
+    { edited: Math.min(messages.length, earlier.length), posted: Math.max(0, messages.length - earlier.length) },
+    'discord replay edited the earlier run’s messages',
+  );
   return refs;
 }
 
@@ -181,7 +210,9 @@ async function replaceEarlier(sink: ReplySink, earlier: MessageRef[], messages: 
 function recording(sink: ReplySink, record: TurnRun['record'], log: Logger): ReplySink {
   if (!record) return sink;
   const remember = async (ref: MessageRef) => {
-    await record(`${MESSAGE_MARK}${ref.id}`).catch((err: unknown) => log.warn({ err, ref: ref.id }, 'could not record a posted Discord message in the inbox'));
+    await record(`${MESSAGE_MARK}${ref.id}`).catch((err: unknown) =>
+      log.warn({ err, ref: ref.id }, 'could not record a posted Discord message in the inbox'),
+    );
     return ref;
   };
   return {

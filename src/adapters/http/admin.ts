@@ -22,22 +22,37 @@ import { bearerMatches } from './bearer.js';
  */
 
 const topic = z.string().trim().min(1).max(80);
-const policyCreate = z.strictObject({ topic, title: z.string().trim().min(1).max(200).optional(), content: z.string().trim().min(1).max(10_000) });
-const policyUpdate = policyCreate.partial().refine((b) => Object.keys(b).length > 0, { error: 'give at least one of topic, title, content' });
+const policyCreate = z.strictObject({
+  topic,
+  title: z.string().trim().min(1).max(200).optional(),
+  content: z.string().trim().min(1).max(10_000),
+});
+const policyUpdate = policyCreate
+  .partial()
+  .refine((b) => Object.keys(b).length > 0, { error: 'give at least one of topic, title, content' });
 const tags = z.array(z.string().trim().min(1).max(50)).max(20);
-const faqCreate = z.strictObject({ topic, question: z.string().trim().min(1).max(500), answer: z.string().trim().min(1).max(10_000), tags: tags.optional() });
-const faqUpdate = faqCreate.partial().refine((b) => Object.keys(b).length > 0, { error: 'give at least one of topic, question, answer, tags' });
+const faqCreate = z.strictObject({
+  topic,
+  question: z.string().trim().min(1).max(500),
+  answer: z.string().trim().min(1).max(10_000),
+  tags: tags.optional(),
+});
+const faqUpdate = faqCreate
+  .partial()
+  .refine((b) => Object.keys(b).length > 0, { error: 'give at least one of topic, question, answer, tags' });
 const uuid = z.uuid({ error: 'expected a UUID' });
 
 type ErrorCode = 'validation_failed' | 'unauthorized' | 'not_found' | 'conflict' | 'unavailable' | 'admin_disabled';
-const fail = (c: Context, status: 400 | 401 | 404 | 409 | 503, code: ErrorCode, message: string) => c.json({ status: 'error', error: { code, message } }, status);
+const fail = (c: Context, status: 400 | 401 | 404 | 409 | 503, code: ErrorCode, message: string) =>
+  c.json({ status: 'error', error: { code, message } }, status);
 
 export function mountAdmin(app: Hono, opts: { token: string | undefined; data: DataPort; log: Logger }): void {
   const { token, data, log } = opts;
   const base = '/tts_admin';
   app.use(`${base}/*`, async (c, next) => {
     if (!token) return fail(c, 404, 'admin_disabled', 'The admin API is off: set ADMIN_TOKEN to enable it.');
-    if (!bearerMatches(c.req.header('authorization'), token)) return fail(c, 401, 'unauthorized', 'Missing or wrong bearer token (ADMIN_TOKEN).');
+    if (!bearerMatches(c.req.header('authorization'), token))
+      return fail(c, 401, 'unauthorized', 'Missing or wrong bearer token (ADMIN_TOKEN).');
     if (!isAdminPort(data)) return fail(c, 503, 'unavailable', 'This data source does not offer admin functions.');
     return next();
   });
@@ -53,7 +68,10 @@ export function mountAdmin(app: Hono, opts: { token: string | undefined; data: D
     return { id: row.business_id };
   }
 
-  async function body<S extends z.ZodType>(c: Context, schema: S): Promise<{ ok: true; value: z.infer<S> } | { ok: false; res: Response }> {
+  async function body<S extends z.ZodType>(
+    c: Context,
+    schema: S,
+  ): Promise<{ ok: true; value: z.infer<S> } | { ok: false; res: Response }> {
     let raw: unknown;
     try {
       raw = await c.req.json();
@@ -63,14 +81,18 @@ export function mountAdmin(app: Hono, opts: { token: string | undefined; data: D
     const parsed = schema.safeParse(raw);
     if (parsed.success) return { ok: true, value: parsed.data };
     const issue = parsed.error.issues[0];
-    return { ok: false, res: fail(c, 400, 'validation_failed', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`) };
+    return {
+      ok: false,
+      res: fail(c, 400, 'validation_failed', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`),
+    };
   }
 
   const handle = (fn: (c: Context) => Promise<Response>) => async (c: Context) => {
     try {
       return await fn(c);
     } catch (err) {
-      if (err instanceof DataError && err.detail?.startsWith('conflict:')) return fail(c, 409, 'conflict', err.detail.slice('conflict:'.length).trim());
+      if (err instanceof DataError && err.detail?.startsWith('conflict:'))
+        return fail(c, 409, 'conflict', err.detail.slice('conflict:'.length).trim());
       log.error({ err, path: c.req.path }, 'admin request failed');
       return fail(c, 503, 'unavailable', 'The database could not complete that. It has been logged.');
     }
@@ -81,59 +103,113 @@ export function mountAdmin(app: Hono, opts: { token: string | undefined; data: D
     const list = kind === 'policies' ? 'admin_list_policies' : 'admin_list_faqs';
     const row = kind === 'policies' ? adminPolicyRow : adminFaqRow;
 
-    app.get(`${base}/${kind}/:business_id`, handle(async (c) => {
-      const biz = await business(c);
-      if (biz instanceof Response) return biz;
-      const t = c.req.query('topic');
-      const rows = await port.admin(list, { business_id: biz.id, topic: t?.trim() || null }, row);
-      return c.json({ status: 'ok', [kind]: rows });
-    }));
+    app.get(
+      `${base}/${kind}/:business_id`,
+      handle(async (c) => {
+        const biz = await business(c);
+        if (biz instanceof Response) return biz;
+        const t = c.req.query('topic');
+        const rows = await port.admin(list, { business_id: biz.id, topic: t?.trim() || null }, row);
+        return c.json({ status: 'ok', [kind]: rows });
+      }),
+    );
 
-    app.post(`${base}/${kind}/:business_id`, handle(async (c) => {
-      const biz = await business(c);
-      if (biz instanceof Response) return biz;
-      if (kind === 'policies') {
-        const b = await body(c, policyCreate);
+    app.post(
+      `${base}/${kind}/:business_id`,
+      handle(async (c) => {
+        const biz = await business(c);
+        if (biz instanceof Response) return biz;
+        if (kind === 'policies') {
+          const b = await body(c, policyCreate);
+          if (!b.ok) return b.res;
+          const [saved] = await port.admin(
+            'admin_save_policy',
+            { business_id: biz.id, topic: b.value.topic, title: b.value.title ?? null, content: b.value.content },
+            adminPolicyRow,
+          );
+          log.info({ businessId: biz.id, policyId: saved?.id }, 'admin created a policy');
+          return c.json({ status: 'ok', policy: saved }, 201);
+        }
+        const b = await body(c, faqCreate);
         if (!b.ok) return b.res;
-        const [saved] = await port.admin('admin_save_policy', { business_id: biz.id, topic: b.value.topic, title: b.value.title ?? null, content: b.value.content }, adminPolicyRow);
-        log.info({ businessId: biz.id, policyId: saved?.id }, 'admin created a policy');
-        return c.json({ status: 'ok', policy: saved }, 201);
-      }
-      const b = await body(c, faqCreate);
-      if (!b.ok) return b.res;
-      const [saved] = await port.admin('admin_save_faq', { business_id: biz.id, topic: b.value.topic, question: b.value.question, answer: b.value.answer, tags: b.value.tags ?? null }, adminFaqRow);
-      log.info({ businessId: biz.id, faqId: saved?.id }, 'admin created an FAQ');
-      return c.json({ status: 'ok', faq: saved }, 201);
-    }));
+        const [saved] = await port.admin(
+          'admin_save_faq',
+          {
+            business_id: biz.id,
+            topic: b.value.topic,
+            question: b.value.question,
+            answer: b.value.answer,
+            tags: b.value.tags ?? null,
+          },
+          adminFaqRow,
+        );
+        log.info({ businessId: biz.id, faqId: saved?.id }, 'admin created an FAQ');
+        return c.json({ status: 'ok', faq: saved }, 201);
+      }),
+    );
 
-    app.put(`${base}/${kind}/:business_id/:id`, handle(async (c) => {
-      const biz = await business(c);
-      if (biz instanceof Response) return biz;
-      const id = uuid.safeParse(c.req.param('id'));
-      if (!id.success) return fail(c, 400, 'validation_failed', `${one}_id: expected a UUID`);
-      let saved: unknown;
-      if (kind === 'policies') {
-        const b = await body(c, policyUpdate);
-        if (!b.ok) return b.res;
-        [saved] = await port.admin('admin_save_policy', { business_id: biz.id, id: id.data, topic: b.value.topic ?? null, title: b.value.title ?? null, content: b.value.content ?? null }, adminPolicyRow);
-      } else {
-        const b = await body(c, faqUpdate);
-        if (!b.ok) return b.res;
-        [saved] = await port.admin('admin_save_faq', { business_id: biz.id, id: id.data, topic: b.value.topic ?? null, question: b.value.question ?? null, answer: b.value.answer ?? null, tags: b.value.tags ?? null }, adminFaqRow);
-      }
-      if (!saved) return fail(c, 404, 'not_found', `No ${one} ${id.data} in business ${biz.id}.`);
-      return c.json({ status: 'ok', [one]: saved });
-    }));
+    app.put(
+      `${base}/${kind}/:business_id/:id`,
+      handle(async (c) => {
+        const biz = await business(c);
+        if (biz instanceof Response) return biz;
+        const id = uuid.safeParse(c.req.param('id'));
+        if (!id.success) return fail(c, 400, 'validation_failed', `${one}_id: expected a UUID`);
+        let saved: unknown;
+        if (kind === 'policies') {
+          const b = await body(c, policyUpdate);
+          if (!b.ok) return b.res;
+          [saved] = await port.admin(
+            'admin_save_policy',
+            {
+              business_id: biz.id,
+              id: id.data,
+              topic: b.value.topic ?? null,
+              title: b.value.title ?? null,
+              content: b.value.content ?? null,
+            },
+            adminPolicyRow,
+          );
+        } else {
+          const b = await body(c, faqUpdate);
+          if (!b.ok) return b.res;
+          [saved] = await port.admin(
+            'admin_save_faq',
+            {
+              business_id: biz.id,
+              id: id.data,
+              topic: b.value.topic ?? null,
+              question: b.value.question ?? null,
+              answer: b.value.answer ?? null,
+              tags: b.value.tags ?? null,
+            },
+            adminFaqRow,
+          );
+        }
+        if (!saved) return fail(c, 404, 'not_found', `No ${one} ${id.data} in business ${biz.id}.`);
+        return c.json({ status: 'ok', [one]: saved });
+      }),
+    );
 
-    app.delete(`${base}/${kind}/:business_id/:id`, handle(async (c) => {
-      const biz = await business(c);
-      if (biz instanceof Response) return biz;
-      const id = uuid.safeParse(c.req.param('id'));
-      if (!id.success) return fail(c, 400, 'validation_failed', `${one}_id: expected a UUID`);
-      const [deleted] = await port.admin(kind === 'policies' ? 'admin_delete_policy' : 'admin_delete_faq', { business_id: biz.id, id: id.data }, deletedRow);
-      if (!deleted) return fail(c, 404, 'not_found', `No ${one} ${id.data} in business ${biz.id}.`);
-      log.info({ businessId: biz.id, [`${one}Id`]: id.data }, `admin deleted a${kind === 'faqs' ? 'n FAQ' : ' policy'}`);
-      return c.json({ status: 'ok', deleted: deleted.id });
-    }));
+    app.delete(
+      `${base}/${kind}/:business_id/:id`,
+      handle(async (c) => {
+        const biz = await business(c);
+        if (biz instanceof Response) return biz;
+        const id = uuid.safeParse(c.req.param('id'));
+        if (!id.success) return fail(c, 400, 'validation_failed', `${one}_id: expected a UUID`);
+        const [deleted] = await port.admin(
+          kind === 'policies' ? 'admin_delete_policy' : 'admin_delete_faq',
+          { business_id: biz.id, id: id.data },
+          deletedRow,
+        );
+        if (!deleted) return fail(c, 404, 'not_found', `No ${one} ${id.data} in business ${biz.id}.`);
+        log.info(
+          { businessId: biz.id, [`${one}Id`]: id.data },
+          `admin deleted a${kind === 'faqs' ? 'n FAQ' : ' policy'}`,
+        );
+        return c.json({ status: 'ok', deleted: deleted.id });
+      }),
+    );
   }
 }

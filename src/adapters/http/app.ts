@@ -6,7 +6,15 @@ import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { Agent } from '../../agent/agent.js';
 import type { DataPort } from '../../contract/data.js';
-import type { ErrorCode, IncomingMessage, RefusalDetails, ToolCallRecord, TurnEvent, TurnFlag, Usage } from '../../contract/turn.js';
+import type {
+  ErrorCode,
+  IncomingMessage,
+  RefusalDetails,
+  ToolCallRecord,
+  TurnEvent,
+  TurnFlag,
+  Usage,
+} from '../../contract/turn.js';
 import type { Logger } from '../../logger.js';
 import type { Block } from '../../reply/model.js';
 import { parseTypedCommand } from '../typed-command.js';
@@ -15,7 +23,13 @@ import { bearerMatches } from './bearer.js';
 
 const chatRequest = z.object({
   message: z.string().max(20_000, 'message is longer than 20,000 characters').optional(),
-  threadId: z.string().trim().min(1).max(200).regex(/^[\w.:-]+$/, 'threadId may hold letters, digits and _ . : -').optional(),
+  threadId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .regex(/^[\w.:-]+$/, 'threadId may hold letters, digits and _ . : -')
+    .optional(),
   userId: z.string().trim().min(1).max(200).optional(),
   /** A button from an earlier reply's blocks (e.g. `campaigns.more`). */
   action: z.object({ id: z.string().min(1).max(100), value: z.string().max(2_000).optional() }).optional(),
@@ -51,8 +65,14 @@ const usageQuery = z
     tenant: z.string().trim().min(1).max(200).default('default'),
     threadId: z.string().trim().min(1).max(200).optional(),
     userId: z.string().trim().min(1).max(200).optional(),
-    from: z.iso.date().or(z.iso.datetime({ offset: true })).optional(),
-    to: z.iso.date().or(z.iso.datetime({ offset: true })).optional(),
+    from: z.iso
+      .date()
+      .or(z.iso.datetime({ offset: true }))
+      .optional(),
+    to: z.iso
+      .date()
+      .or(z.iso.datetime({ offset: true }))
+      .optional(),
   })
   .strict();
 
@@ -60,7 +80,10 @@ const usageQuery = z
 export function createHttpApp({ agent, log, apiToken, health, data, adminToken }: HttpAppOptions): Hono {
   const app = new Hono();
   // Refused before it is read into memory, whatever the Content-Length claims.
-  const limitBody = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json(errorBody('payload_too_large', 'The request body is larger than 1 MB.'), 413) });
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) => c.json(errorBody('payload_too_large', 'The request body is larger than 1 MB.'), 413),
+  });
   app.use('/tts_admin/*', limitBody);
   if (data) mountAdmin(app, { token: adminToken, data, log });
 
@@ -80,15 +103,31 @@ export function createHttpApp({ agent, log, apiToken, health, data, adminToken }
     const parsed = usageQuery.safeParse(c.req.query());
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return c.json(errorBody('bad_request', `${issue?.path.join('.') || 'query'}: ${issue?.message ?? 'invalid'}`), 400);
+      return c.json(
+        errorBody('bad_request', `${issue?.path.join('.') || 'query'}: ${issue?.message ?? 'invalid'}`),
+        400,
+      );
     }
     const q = parsed.data;
     const to = q.to ? new Date(q.to.length === 10 ? Date.parse(q.to) + 86_400_000 : Date.parse(q.to)) : new Date();
     const from = q.from ? new Date(q.from) : new Date(to.getTime() - 30 * 86_400_000);
     if (from >= to) return c.json(errorBody('bad_request', 'from must be before to.'), 400);
-    const totals = await data.usageTotals({ tenant: q.tenant, from, to, ...(q.userId ? { userId: q.userId } : {}), ...(q.threadId ? { threadId: q.threadId } : {}) });
+    const totals = await data.usageTotals({
+      tenant: q.tenant,
+      from,
+      to,
+      ...(q.userId ? { userId: q.userId } : {}),
+      ...(q.threadId ? { threadId: q.threadId } : {}),
+    });
     if (!totals) return c.json(errorBody('not_found', `No tenant "${q.tenant}".`), 404);
-    return c.json({ tenant: q.tenant, from: from.toISOString(), to: to.toISOString(), ...(q.userId ? { userId: q.userId } : {}), ...(q.threadId ? { threadId: q.threadId } : {}), ...totals });
+    return c.json({
+      tenant: q.tenant,
+      from: from.toISOString(),
+      to: to.toISOString(),
+      ...(q.userId ? { userId: q.userId } : {}),
+      ...(q.threadId ? { threadId: q.threadId } : {}),
+      ...totals,
+    });
   });
 
   app.post('/api/chat', async (c) => {
@@ -101,7 +140,10 @@ export function createHttpApp({ agent, log, apiToken, health, data, adminToken }
     const parsed = chatRequest.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return c.json(errorBody('validation_failed', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`), 400);
+      return c.json(
+        errorBody('validation_failed', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`),
+        400,
+      );
     }
     const req = parsed.data;
     if (!req.action && !req.message?.trim()) {
@@ -147,7 +189,14 @@ export function createHttpApp({ agent, log, apiToken, health, data, adminToken }
       threadId,
       response: collected.text,
       blocks: collected.blocks.map(serializeBlock),
-      toolCalls: collected.toolCalls.map(({ tool, arguments: args, ok, summary, latencyMs, error }) => ({ tool, arguments: args, ok, summary, latencyMs, ...(error ? { error } : {}) })),
+      toolCalls: collected.toolCalls.map(({ tool, arguments: args, ok, summary, latencyMs, error }) => ({
+        tool,
+        arguments: args,
+        ok,
+        summary,
+        latencyMs,
+        ...(error ? { error } : {}),
+      })),
       usage: collected.usage,
       flags: collected.flags,
       ...collected.data,
@@ -174,7 +223,14 @@ export interface CollectedTurn {
 }
 
 export async function collectTurn(events: AsyncIterable<TurnEvent>): Promise<CollectedTurn> {
-  const out: CollectedTurn = { text: '', blocks: [], toolCalls: [], usage: { promptTokens: 0, completionTokens: 0 }, data: {}, flags: [] };
+  const out: CollectedTurn = {
+    text: '',
+    blocks: [],
+    toolCalls: [],
+    usage: { promptTokens: 0, completionTokens: 0 },
+    data: {},
+    flags: [],
+  };
   for await (const e of events) {
     if (e.type === 'reply') {
       out.text = e.reply.text;

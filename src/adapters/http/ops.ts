@@ -42,18 +42,25 @@ export function mountOps(app: Hono, deps: OpsDeps): void {
     const redis = deps.kv.redis;
     if (redis) checks.redis = () => redis.ping();
     for (const adapter of deps.adapters) {
-      if (adapter.ready) checks[adapter.name] = async () => ((await adapter.ready!()) ? true : Promise.reject(new Error('not connected')));
+      if (adapter.ready)
+        checks[adapter.name] = async () =>
+          (await adapter.ready!()) ? true : Promise.reject(new Error('not connected'));
     }
     const results = await Promise.all(
       Object.entries(checks).map(async ([name, check]) => {
         let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), timeoutMs)));
+        const timeout = new Promise<never>(
+          (_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), timeoutMs)),
+        );
         try {
           await Promise.race([check(), timeout]);
           return [name, 'ok'] as const;
         } catch (err) {
           // A fixed reason: error messages can carry connection strings.
-          const reason = err instanceof Error && (err.message === 'timed out' || err.message === 'not connected') ? err.message : 'unreachable';
+          const reason =
+            err instanceof Error && (err.message === 'timed out' || err.message === 'not connected')
+              ? err.message
+              : 'unreachable';
           deps.log.warn({ check: name, err }, `readiness check failed: ${name}`);
           return [name, reason] as const;
         } finally {

@@ -18,7 +18,12 @@ export interface RunningServer {
 }
 
 /** One HTTP server for the API and the platform webhooks, on one port. */
-export async function startHttpServer(app: Hono, port: number, host: string, routes: NodeRoute[] = []): Promise<RunningServer> {
+export async function startHttpServer(
+  app: Hono,
+  port: number,
+  host: string,
+  routes: NodeRoute[] = [],
+): Promise<RunningServer> {
   const honoListener = getRequestListener(app.fetch);
   const server = createServer((req, res) => {
     const route = routes.find((r) => req.url?.startsWith(r.prefix));
@@ -26,8 +31,18 @@ export async function startHttpServer(app: Hono, port: number, host: string, rou
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EADDRINUSE') reject(new ConfigError([`PORT: ${port} is already in use on ${host}; stop what is listening there or choose another PORT`]));
-      else if (err.code === 'EACCES') reject(new ConfigError([`PORT: ${port} on ${host} needs privileges this process does not have; choose a PORT above 1023`]));
+      if (err.code === 'EADDRINUSE')
+        reject(
+          new ConfigError([
+            `PORT: ${port} is already in use on ${host}; stop what is listening there or choose another PORT`,
+          ]),
+        );
+      else if (err.code === 'EACCES')
+        reject(
+          new ConfigError([
+            `PORT: ${port} on ${host} needs privileges this process does not have; choose a PORT above 1023`,
+          ]),
+        );
       else reject(err);
     });
     server.listen(port, host, () => resolve());

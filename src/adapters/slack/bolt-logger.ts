@@ -8,7 +8,11 @@ import { scrubSecrets, type Logger } from '../../logger.js';
 export function boltLogger(log: Logger): BoltLogger {
   let level = toBoltLevel(log.level);
   const line = (parts: unknown[]) =>
-    scrubSecrets(parts.map((p) => (p instanceof Error ? `${p.name}: ${p.message}` : typeof p === 'string' ? p : safeJson(p))).join(' '));
+    scrubSecrets(
+      parts
+        .map((p) => (p instanceof Error ? `${p.name}: ${p.message}` : typeof p === 'string' ? p : safeJson(p)))
+        .join(' '),
+    );
   return {
     debug: (...msg: unknown[]) => log.isLevelEnabled('debug') && log.debug({ source: 'bolt' }, line(msg)),
     info: (...msg: unknown[]) => log.info({ source: 'bolt' }, line(msg)),

@@ -2,16 +2,36 @@ import { Assistant, type App, type Context, type webApi } from '@slack/bolt';
 import type { Agent } from '../../agent/agent.js';
 import type { IncomingMessage } from '../../contract/turn.js';
 import type { Logger } from '../../logger.js';
-import { INBOX_UNAVAILABLE_TEXT as UNAVAILABLE, THREAD_QUEUE_FULL_TEXT, untilAborted, type AddResult, type Delivery, type Inbox } from '../../turns/index.js';
+import {
+  INBOX_UNAVAILABLE_TEXT as UNAVAILABLE,
+  THREAD_QUEUE_FULL_TEXT,
+  untilAborted,
+  type AddResult,
+  type Delivery,
+  type Inbox,
+} from '../../turns/index.js';
 import { greetingMessage, SUGGESTED_PROMPTS, SUGGESTED_PROMPTS_TITLE, threadTitle } from './assistant-copy.js';
-import { normalizeAction, normalizeCommand, normalizeMessageEvent, type CommandRequest, type SlackContext } from './normalize.js';
+import {
+  normalizeAction,
+  normalizeCommand,
+  normalizeMessageEvent,
+  type CommandRequest,
+  type SlackContext,
+} from './normalize.js';
 import { noticeMessage } from './render.js';
 import { explainSlackError, slackErrorCode } from './slack-errors.js';
 import type { SlackState } from './slack-state.js';
 import { escapeMrkdwn } from './text.js';
 import { truncate } from '../../reply/text.js';
 import { postsOfEarlierRun } from './thread-poster.js';
-import { POST_MARK, STREAM_INTENT_MARK, STREAM_MARK, TurnWriter, type ThreadTarget, type WriterOptions } from './turn-writer.js';
+import {
+  POST_MARK,
+  STREAM_INTENT_MARK,
+  STREAM_MARK,
+  TurnWriter,
+  type ThreadTarget,
+  type WriterOptions,
+} from './turn-writer.js';
 import type { SlackRoles } from './user-roles.js';
 import type { SlackAuth, SlackClients } from './oauth.js';
 
@@ -54,10 +74,26 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
   const { state, log, inbox } = deps;
 
   const enqueue = (id: string, thread: string, work: SlackWork): Promise<AddResult> =>
-    inbox.add({ id: `slack:${id}`, platform: 'slack', thread: `slack:${thread}`, payload: work, receivedAt: Date.now() });
+    inbox.add({
+      id: `slack:${id}`,
+      platform: 'slack',
+      thread: `slack:${thread}`,
+      payload: work,
+      receivedAt: Date.now(),
+    });
 
-  const onMessage = async (raw: unknown, body: EventBody, context: Context, client: webApi.WebClient, assistant: boolean): Promise<void> => {
-    const decision = normalizeMessageEvent(raw, slackContext(context, body), typeof body.event_id === 'string' ? body.event_id : undefined);
+  const onMessage = async (
+    raw: unknown,
+    body: EventBody,
+    context: Context,
+    client: webApi.WebClient,
+    assistant: boolean,
+  ): Promise<void> => {
+    const decision = normalizeMessageEvent(
+      raw,
+      slackContext(context, body),
+      typeof body.event_id === 'string' ? body.event_id : undefined,
+    );
     if (decision.kind === 'ignore') {
       log.debug({ reason: decision.reason }, 'slack message ignored');
       return;
@@ -71,7 +107,13 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
     }
     // The message's own key (channel + ts): a retry and the app_mention/message twin share it.
     const id = decision.dedupKeys.at(-1)!;
-    const added = await enqueue(id, `${message.workspaceId}:${message.channelId}:${message.threadId}`, { kind: 'message', message, userTeamId: decision.userTeamId, assistant, auth: authOf(context) });
+    const added = await enqueue(id, `${message.workspaceId}:${message.channelId}:${message.threadId}`, {
+      kind: 'message',
+      message,
+      userTeamId: decision.userTeamId,
+      assistant,
+      auth: authOf(context),
+    });
     if (added === 'duplicate') {
       log.info({ key: id, retryNum: context.retryNum }, 'slack duplicate event dropped');
       return;
@@ -97,7 +139,12 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
     new Assistant({
       threadStarted: async ({ event, body, say, setSuggestedPrompts }) => {
         const { channel_id, thread_ts } = event.assistant_thread;
-        if (!(await state.firstTime([typeof body.event_id === 'string' ? `event:${body.event_id}` : `started:${channel_id}:${thread_ts}`]))) return;
+        if (
+          !(await state.firstTime([
+            typeof body.event_id === 'string' ? `event:${body.event_id}` : `started:${channel_id}:${thread_ts}`,
+          ]))
+        )
+          return;
         try {
           await say(greetingMessage(event.assistant_thread.user_id));
           await setSuggestedPrompts({ prompts: SUGGESTED_PROMPTS.slice(0, 4), title: SUGGESTED_PROMPTS_TITLE });
@@ -129,10 +176,19 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
   app.command(/^\/\S+$/, async ({ command, ack, context }) => {
     const req = normalizeCommand(command, slackContext(context));
     if (!req) return ack();
-    if (!req.text && req.command.name === 'ask') return ack({ response_type: 'ephemeral', text: 'Ask me something after the command, e.g. `/ask which campaigns ran last week?`' });
+    if (!req.text && req.command.name === 'ask')
+      return ack({
+        response_type: 'ephemeral',
+        text: 'Ask me something after the command, e.g. `/ask which campaigns ran last week?`',
+      });
     try {
       // A command opens its own thread: nothing to order it behind.
-      await enqueue(req.dedupKey, `command:${req.dedupKey}`, { kind: 'command', request: req, responseUrl: command.response_url, auth: authOf(context) });
+      await enqueue(req.dedupKey, `command:${req.dedupKey}`, {
+        kind: 'command',
+        request: req,
+        responseUrl: command.response_url,
+        auth: authOf(context),
+      });
     } catch (err) {
       log.error({ err, command: req.command.name }, 'slack command not recorded');
       return ack({ response_type: 'ephemeral', text: UNAVAILABLE });
@@ -147,7 +203,13 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
     const responseUrl = (body as { response_url?: string }).response_url;
     let added: AddResult;
     try {
-      added = await enqueue(n.dedupKey, `${message.workspaceId}:${message.channelId}:${message.threadId}`, { kind: 'action', message, userTeamId: n.userTeamId, responseUrl, auth: authOf(context) });
+      added = await enqueue(n.dedupKey, `${message.workspaceId}:${message.channelId}:${message.threadId}`, {
+        kind: 'action',
+        message,
+        userTeamId: n.userTeamId,
+        responseUrl,
+        auth: authOf(context),
+      });
     } catch (err) {
       log.error({ err }, 'slack button click not recorded');
       await ack();
@@ -156,7 +218,8 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
     }
     await ack();
     if (added === 'full' && responseUrl) void respondVia(responseUrl, log)(THREAD_QUEUE_FULL_TEXT(deps.maxPerThread));
-    else if (added === 'added' && !message.isDirect) void state.follow(message.workspaceId, message.channelId, message.threadId);
+    else if (added === 'added' && !message.isDirect)
+      void state.follow(message.workspaceId, message.channelId, message.threadId);
   });
 
   app.error(async (error) => {
@@ -177,23 +240,50 @@ async function deliver(d: Delivery<SlackWork>, deps: HandlerDeps): Promise<void>
   const client = await deps.clients.for(work.auth ?? { teamId: workspace });
   if (!client) {
     // Uninstalled (or its token revoked) after the event was recorded: nobody can answer there.
-    log.warn({ entry: d.entry.id, team: work.auth?.teamId ?? workspace }, 'slack entry dropped: the workspace has no installation any more');
+    log.warn(
+      { entry: d.entry.id, team: work.auth?.teamId ?? workspace },
+      'slack entry dropped: the workspace has no installation any more',
+    );
     return;
   }
   if (work.kind === 'command') return deliverCommand(d, work, client, deps);
   const { message } = work;
   // An AI-app thread is named after its first question.
-  if (work.kind === 'message' && work.assistant && d.attempt === 1 && message.text && (await deps.state.firstInThread(message.channelId, message.threadId))) {
+  if (
+    work.kind === 'message' &&
+    work.assistant &&
+    d.attempt === 1 &&
+    message.text &&
+    (await deps.state.firstInThread(message.channelId, message.threadId))
+  ) {
     await client.assistant.threads
       .setTitle({ channel_id: message.channelId, thread_ts: message.threadId, title: threadTitle(message.text) })
       .catch((err: unknown) => log.debug({ code: slackErrorCode(err) }, 'assistant.threads.setTitle refused'));
   }
   const respond = work.kind === 'action' && work.responseUrl ? respondVia(work.responseUrl, log) : undefined;
-  await runTurn(d, message, { client, channel: message.channelId, threadTs: message.threadId, userId: message.userId, userTeamId: work.userTeamId, status: true, ...(respond ? { respond } : {}) }, deps);
+  await runTurn(
+    d,
+    message,
+    {
+      client,
+      channel: message.channelId,
+      threadTs: message.threadId,
+      userId: message.userId,
+      userTeamId: work.userTeamId,
+      status: true,
+      ...(respond ? { respond } : {}),
+    },
+    deps,
+  );
 }
 
 /** A slash command: its visible root message opens the thread (once, even on a replay), then the turn. */
-async function deliverCommand(d: Delivery<SlackWork>, work: Extract<SlackWork, { kind: 'command' }>, client: webApi.WebClient, deps: HandlerDeps): Promise<void> {
+async function deliverCommand(
+  d: Delivery<SlackWork>,
+  work: Extract<SlackWork, { kind: 'command' }>,
+  client: webApi.WebClient,
+  deps: HandlerDeps,
+): Promise<void> {
   const { request: req } = work;
   const { log } = deps;
   const say = work.responseUrl ? respondVia(work.responseUrl, log) : async () => undefined;
@@ -203,12 +293,26 @@ async function deliverCommand(d: Delivery<SlackWork>, work: Extract<SlackWork, {
       const root = await client.chat.postMessage({
         channel: req.channelId,
         text: truncate(`<@${req.userId}> used /${req.command.name}: ${req.text}`, 3_000),
-        blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(`<@${req.userId}> used */${req.command.name}*${req.text ? `: ${escapeMrkdwn(req.text)}` : ''}`, 3_000) } }],
+        blocks: [
+          {
+            type: 'section',
+            text: {
+              type: 'mrkdwn',
+              text: truncate(
+                `<@${req.userId}> used */${req.command.name}*${req.text ? `: ${escapeMrkdwn(req.text)}` : ''}`,
+                3_000,
+              ),
+            },
+          },
+        ],
       });
       rootTs = root.ts;
     } catch (err) {
       const code = slackErrorCode(err);
-      log.warn({ code, method: 'chat.postMessage', command: req.command.name }, `slack /${req.command.name} could not open a thread: ${code}`);
+      log.warn(
+        { code, method: 'chat.postMessage', command: req.command.name },
+        `slack /${req.command.name} could not open a thread: ${code}`,
+      );
       await say(explainSlackError(code) ?? 'I could not reply in this conversation. The error has been logged.');
       return;
     }
@@ -229,15 +333,36 @@ async function deliverCommand(d: Delivery<SlackWork>, work: Extract<SlackWork, {
     text: req.text,
     command: req.command,
   };
-  await runTurn(d, message, { client, channel: req.channelId, threadTs: rootTs, userId: req.userId, userTeamId: req.workspaceId, status: true, respond: say }, deps);
+  await runTurn(
+    d,
+    message,
+    {
+      client,
+      channel: req.channelId,
+      threadTs: rootTs,
+      userId: req.userId,
+      userTeamId: req.workspaceId,
+      status: true,
+      respond: say,
+    },
+    deps,
+  );
 }
 
 /** Recorded once the whole answer is in Slack: a replay that finds it has nothing left to do. */
 const DELIVERED = 'delivered';
 
-async function runTurn(d: Delivery<SlackWork>, message: IncomingMessage, target: ThreadTarget, deps: HandlerDeps): Promise<void> {
+async function runTurn(
+  d: Delivery<SlackWork>,
+  message: IncomingMessage,
+  target: ThreadTarget,
+  deps: HandlerDeps,
+): Promise<void> {
   if (d.recorded.includes(DELIVERED)) {
-    deps.log.info({ platform: 'slack', messageId: message.messageId, attempt: d.attempt }, 'slack turn was already delivered before its runner stopped');
+    deps.log.info(
+      { platform: 'slack', messageId: message.messageId, attempt: d.attempt },
+      'slack turn was already delivered before its runner stopped',
+    );
     return;
   }
   const started = performance.now();
@@ -249,7 +374,11 @@ async function runTurn(d: Delivery<SlackWork>, message: IncomingMessage, target:
   // its messages by their metadata, and its stream by the intent it recorded first.
   if (d.attempt > 1 && !recorded.some((r) => r.startsWith(POST_MARK) || r.startsWith(STREAM_MARK))) {
     const intent = recorded.find((r) => r.startsWith(STREAM_INTENT_MARK));
-    for (const found of await postsOfEarlierRun(tagged, d.entry.id, intent ? Number(intent.slice(STREAM_INTENT_MARK.length)) : undefined)) {
+    for (const found of await postsOfEarlierRun(
+      tagged,
+      d.entry.id,
+      intent ? Number(intent.slice(STREAM_INTENT_MARK.length)) : undefined,
+    )) {
       const mark = `${found.stream ? STREAM_MARK : POST_MARK}${found.ts}`;
       recorded.push(mark);
       await d.record(mark).catch((err: unknown) => deps.log.warn({ err }, 'could not record a found earlier post'));
@@ -294,7 +423,11 @@ function authOf(context: Context, body: EventBody = {}): SlackAuth {
   const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
   const teamId = context.teamId ?? str(body.team_id);
   const enterpriseId = context.enterpriseId ?? str(body.enterprise_id);
-  return { ...(teamId ? { teamId } : {}), ...(enterpriseId ? { enterpriseId } : {}), isEnterpriseInstall: context.isEnterpriseInstall ?? false };
+  return {
+    ...(teamId ? { teamId } : {}),
+    ...(enterpriseId ? { enterpriseId } : {}),
+    isEnterpriseInstall: context.isEnterpriseInstall ?? false,
+  };
 }
 
 /** Bolt's context, with the envelope's team as a fallback when `authorizations` lacks it. */

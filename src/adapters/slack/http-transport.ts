@@ -20,7 +20,8 @@ export function createSlackFetch(timeoutMs: number): webApi.FetchFunction {
   const send = createNodeRequester();
   const deadline = { ms: timeoutMs, message: `Slack did not answer within ${timeoutMs} ms` };
   return async (input, init = {}) => {
-    if (!isPlainCall(input, init)) return fetch(input, { ...init, signal: init.signal ?? AbortSignal.timeout(timeoutMs) });
+    if (!isPlainCall(input, init))
+      return fetch(input, { ...init, signal: init.signal ?? AbortSignal.timeout(timeoutMs) });
     const url = String(input);
     const res = await send(new URL(url), init, deadline);
     const status = res.statusCode ?? 0;

@@ -33,11 +33,23 @@ const SLACK_CALL_TIMEOUT_MS = 30_000;
  */
 /** The settings the Slack adapter reads. */
 export type SlackConfig =
-  | 'SLACK_BOT_TOKEN' | 'SLACK_SIGNING_SECRET' | 'SLACK_APP_TOKEN' | 'SLACK_API_URL'
-  | 'SLACK_CLIENT_ID' | 'SLACK_CLIENT_SECRET' | 'SLACK_STATE_SECRET' | 'SLACK_REDIRECT_URL' | 'SLACK_TOKEN_ENCRYPTION_KEY'
-  | 'TENANT_MODE' | 'THREAD_TTL_DAYS' | 'INBOX_THREAD_QUEUE_MAX';
+  | 'SLACK_BOT_TOKEN'
+  | 'SLACK_SIGNING_SECRET'
+  | 'SLACK_APP_TOKEN'
+  | 'SLACK_API_URL'
+  | 'SLACK_CLIENT_ID'
+  | 'SLACK_CLIENT_SECRET'
+  | 'SLACK_STATE_SECRET'
+  | 'SLACK_REDIRECT_URL'
+  | 'SLACK_TOKEN_ENCRYPTION_KEY'
+  | 'TENANT_MODE'
+  | 'THREAD_TTL_DAYS'
+  | 'INBOX_THREAD_QUEUE_MAX';
 
-export function createSlackAdapter(sb: AdapterDeps<SlackConfig> & Pick<Switchboard, 'data'>, opts: SlackAdapterOptions = {}): PlatformAdapter | undefined {
+export function createSlackAdapter(
+  sb: AdapterDeps<SlackConfig> & Pick<Switchboard, 'data'>,
+  opts: SlackAdapterOptions = {},
+): PlatformAdapter | undefined {
   const { config } = sb;
   const oauthMode = Boolean(config.SLACK_CLIENT_ID);
   if (!config.SLACK_BOT_TOKEN && !oauthMode) return undefined;
@@ -48,8 +60,13 @@ export function createSlackAdapter(sb: AdapterDeps<SlackConfig> & Pick<Switchboa
         'or SLACK_SIGNING_SECRET (HTTP Events API at /slack/events).',
     );
   }
-  if (oauthMode && !isAdminPort(sb.data)) throw new Error('Slack OAuth stores installations in the database, and this data port offers no admin functions.');
-  const log = sb.log.child({ adapter: 'slack', mode: socketMode ? 'socket' : 'http', ...(oauthMode ? { install: 'oauth' } : {}) });
+  if (oauthMode && !isAdminPort(sb.data))
+    throw new Error('Slack OAuth stores installations in the database, and this data port offers no admin functions.');
+  const log = sb.log.child({
+    adapter: 'slack',
+    mode: socketMode ? 'socket' : 'http',
+    ...(oauthMode ? { install: 'oauth' } : {}),
+  });
   const logger = boltLogger(log);
   // A chat reply that is minutes late is worse than a clear error: retry briefly, honour Retry-After.
   const slackFetch = createSlackFetch(SLACK_CALL_TIMEOUT_MS);
@@ -75,7 +92,10 @@ export function createSlackAdapter(sb: AdapterDeps<SlackConfig> & Pick<Switchboa
         processBeforeResponse: true,
       });
   // Many workspaces: each event authorized with its own installation's token.
-  const oauth = oauthMode && isAdminPort(sb.data) ? createSlackOAuth({ config, data: sb.data, log, clientOptions: clientOptions() }) : undefined;
+  const oauth =
+    oauthMode && isAdminPort(sb.data)
+      ? createSlackOAuth({ config, data: sb.data, log, clientOptions: clientOptions() })
+      : undefined;
   const app = new App({
     ...(oauth ? { authorize: (source) => oauth.installer.authorize(source) } : { token: config.SLACK_BOT_TOKEN }),
     receiver,
@@ -91,7 +111,16 @@ export function createSlackAdapter(sb: AdapterDeps<SlackConfig> & Pick<Switchboa
     inbox: sb.inbox,
     // The App's own client carries no token (Bolt passes it per event); deliveries run outside events.
     clients: oauth ? oauth.clients : singleClient(new webApi.WebClient(config.SLACK_BOT_TOKEN, clientOptions())),
-    ...(oauth ? { uninstall: (auth: SlackAuth) => oauth.store.deleteInstallation!({ teamId: auth.teamId, enterpriseId: auth.enterpriseId, isEnterpriseInstall: auth.isEnterpriseInstall ?? false }) } : {}),
+    ...(oauth
+      ? {
+          uninstall: (auth: SlackAuth) =>
+            oauth.store.deleteInstallation!({
+              teamId: auth.teamId,
+              enterpriseId: auth.enterpriseId,
+              isEnterpriseInstall: auth.isEnterpriseInstall ?? false,
+            }),
+        }
+      : {}),
     log,
     maxPerThread: config.INBOX_THREAD_QUEUE_MAX,
     roles: createSlackRoles(log),
@@ -166,7 +195,10 @@ function receiverConnected(receiver: unknown): boolean {
 function startError(err: unknown): Error {
   const code = slackErrorCode(err);
   if (AUTH_ERROR_CODES.has(code)) {
-    return new Error(`Slack rejected the token (${code}). Check SLACK_BOT_TOKEN (xoxb-…) and, for Socket Mode, SLACK_APP_TOKEN (xapp-… with connections:write).`, { cause: err });
+    return new Error(
+      `Slack rejected the token (${code}). Check SLACK_BOT_TOKEN (xoxb-…) and, for Socket Mode, SLACK_APP_TOKEN (xapp-… with connections:write).`,
+      { cause: err },
+    );
   }
   return new Error(`Slack could not be reached (${code}). Check SLACK_API_URL and the network.`, { cause: err });
 }

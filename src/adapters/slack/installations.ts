@@ -73,7 +73,8 @@ export function createInstallationStore(
   const sealer = createSealer(config.SLACK_TOKEN_ENCRYPTION_KEY ?? '');
   const cache = new LRUCache<string, Installation<'v1' | 'v2', boolean>>({ max: 10_000, ttl: CACHE_MS });
   const outcomes = new LRUCache<string, InstallOutcome>({ max: 1_000, ttl: 60_000 });
-  const keyOf = (i: Installation<'v1' | 'v2', boolean>) => installationKey({ teamId: i.team?.id, enterpriseId: i.enterprise?.id, isEnterpriseInstall: i.isEnterpriseInstall });
+  const keyOf = (i: Installation<'v1' | 'v2', boolean>) =>
+    installationKey({ teamId: i.team?.id, enterpriseId: i.enterprise?.id, isEnterpriseInstall: i.isEnterpriseInstall });
 
   return {
     async storeInstallation(installation) {
@@ -97,9 +98,23 @@ export function createInstallationStore(
       );
       cache.delete(key);
       if (!saved) throw new Error('the installation was not stored');
-      const outcome: InstallOutcome = { workspaceId: saved.workspace_id, teamName: installation.team?.name ?? installation.enterprise?.name, tenantSlug: saved.tenant_slug, pending: saved.pending };
+      const outcome: InstallOutcome = {
+        workspaceId: saved.workspace_id,
+        teamName: installation.team?.name ?? installation.enterprise?.name,
+        tenantSlug: saved.tenant_slug,
+        pending: saved.pending,
+      };
       outcomes.set(key, outcome);
-      log.info({ installation: key, enterprise: installation.isEnterpriseInstall ?? false, tenant: saved.tenant_slug, pending: saved.pending, scopes: installation.bot?.scopes?.length ?? 0 }, 'slack installation stored');
+      log.info(
+        {
+          installation: key,
+          enterprise: installation.isEnterpriseInstall ?? false,
+          tenant: saved.tenant_slug,
+          pending: saved.pending,
+          scopes: installation.bot?.scopes?.length ?? 0,
+        },
+        'slack installation stored',
+      );
     },
 
     async fetchInstallation(query: InstallationQuery<boolean>) {
@@ -113,7 +128,10 @@ export function createInstallationStore(
         installation = JSON.parse(sealer.open(row.secret, key)) as Installation<'v1' | 'v2', boolean>;
       } catch (err) {
         // A wrong or rotated key: say which setting, never the secret.
-        log.error({ installation: key, problem: err instanceof Error ? err.message : String(err) }, 'slack installation could not be decrypted: check SLACK_TOKEN_ENCRYPTION_KEY');
+        log.error(
+          { installation: key, problem: err instanceof Error ? err.message : String(err) },
+          'slack installation could not be decrypted: check SLACK_TOKEN_ENCRYPTION_KEY',
+        );
         throw new Error(`the Slack installation ${key} could not be decrypted`);
       }
       cache.set(key, installation);

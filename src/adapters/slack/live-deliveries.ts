@@ -60,7 +60,9 @@ export class StreamDelivery {
     if (!streamer) return false;
     const tag = this.target.turnId ? { metadata: turnMetadata(this.target.turnId) } : {};
     const final = { ...args, ...tag };
-    return Boolean(await this.slack.call('chat.stopStream', () => streamer.stop(Object.keys(final).length ? final : undefined)));
+    return Boolean(
+      await this.slack.call('chat.stopStream', () => streamer.stop(Object.keys(final).length ? final : undefined)),
+    );
   }
 
   /** Gives the stream up quietly (best effort); returns the ts of the message it streamed, if any. */
@@ -123,7 +125,9 @@ export class UpdateDelivery {
 /** The live message of the update delivery: the text so far, the task list, and `extra` blocks. */
 export function liveMessage(text: string, tasks: Iterable<Task>, extra: SlackBlock[] = []): SlackMessage {
   const blocks: SlackBlock[] = text.trim() ? markdownBlocks(text) : [];
-  const lines = [...tasks].map((t) => `${t.state === 'running' ? '⏳' : t.state === 'ok' ? '✅' : '⚠️'} ${escapeMrkdwn(t.title)}`);
+  const lines = [...tasks].map(
+    (t) => `${t.state === 'running' ? '⏳' : t.state === 'ok' ? '✅' : '⚠️'} ${escapeMrkdwn(t.title)}`,
+  );
   if (lines.length) blocks.push(contextBlock([truncate(lines.join('\n'), L.contextText)]));
   if (!blocks.length && !extra.length) blocks.push(contextBlock(['_Working on it…_']));
   return { text: truncate(text.trim() || 'Working on it…', L.fallbackText), blocks: [...blocks, ...extra] };
@@ -150,5 +154,8 @@ export async function replaceEarlier(
     if (!(before && (await slack.update(before.ts, message)))) await slack.postAll([message]);
   }
   for (const extra of earlier.slice(shown.length)) await slack.remove(extra.ts);
-  log.info({ edited: Math.min(shown.length, earlier.length), posted: slack.posted }, 'slack replay edited the earlier run’s messages');
+  log.info(
+    { edited: Math.min(shown.length, earlier.length), posted: slack.posted },
+    'slack replay edited the earlier run’s messages',
+  );
 }

@@ -145,7 +145,9 @@ const blockAction = z.object({
   team: z.object({ id: z.string() }).nullish(),
   enterprise: z.object({ id: z.string() }).nullish(),
   trigger_id: z.string().optional(),
-  container: z.object({ message_ts: z.string().optional(), channel_id: z.string().optional(), thread_ts: z.string().optional() }).optional(),
+  container: z
+    .object({ message_ts: z.string().optional(), channel_id: z.string().optional(), thread_ts: z.string().optional() })
+    .optional(),
   channel: z.object({ id: z.string() }).optional(),
   message: z.object({ ts: z.string(), thread_ts: z.string().optional() }).optional(),
   actions: z
@@ -161,7 +163,10 @@ const blockAction = z.object({
 });
 
 /** A click on one of our buttons (or a select), answered in the thread of the message it sits on. */
-export function normalizeAction(raw: unknown, ctx: SlackContext): { message: IncomingMessage; dedupKey: string; userTeamId?: string } | undefined {
+export function normalizeAction(
+  raw: unknown,
+  ctx: SlackContext,
+): { message: IncomingMessage; dedupKey: string; userTeamId?: string } | undefined {
   const parsed = blockAction.safeParse(raw);
   if (!parsed.success) return undefined;
   const b = parsed.data;

@@ -59,7 +59,15 @@ export interface SlackOAuth {
  * workspace's token (token rotation included, as InstallProvider does it).
  */
 export function createSlackOAuth(opts: {
-  config: Pick<Config, 'SLACK_CLIENT_ID' | 'SLACK_CLIENT_SECRET' | 'SLACK_STATE_SECRET' | 'SLACK_REDIRECT_URL' | 'SLACK_TOKEN_ENCRYPTION_KEY' | 'TENANT_MODE'>;
+  config: Pick<
+    Config,
+    | 'SLACK_CLIENT_ID'
+    | 'SLACK_CLIENT_SECRET'
+    | 'SLACK_STATE_SECRET'
+    | 'SLACK_REDIRECT_URL'
+    | 'SLACK_TOKEN_ENCRYPTION_KEY'
+    | 'TENANT_MODE'
+  >;
   data: AdminDataPort;
   log: Logger;
   clientOptions: webApi.WebClientOptions;
@@ -67,7 +75,10 @@ export function createSlackOAuth(opts: {
   const { config, log } = opts;
   const store = createInstallationStore(opts.data, config, log);
   // The same redirect URL in the authorize link and in the code exchange, as Slack requires.
-  const urlOptions = { scopes: [...SLACK_BOT_SCOPES], ...(config.SLACK_REDIRECT_URL ? { redirectUri: config.SLACK_REDIRECT_URL } : {}) };
+  const urlOptions = {
+    scopes: [...SLACK_BOT_SCOPES],
+    ...(config.SLACK_REDIRECT_URL ? { redirectUri: config.SLACK_REDIRECT_URL } : {}),
+  };
   const installer = new InstallProvider({
     clientId: config.SLACK_CLIENT_ID ?? '',
     clientSecret: config.SLACK_CLIENT_SECRET ?? '',
@@ -78,18 +89,28 @@ export function createSlackOAuth(opts: {
     clientOptions: opts.clientOptions,
     // The "Add to Slack" page, not a silent redirect: an admin sees what they are installing.
     directInstall: false,
-    renderHtmlForInstallPath: (url) => page('Add Switchboard to Slack', `<p>Switchboard answers in Slack threads: mention it, message it, or use <code>/ask</code>.</p><p><a href="${escapeHtml(url)}"><img alt="Add to Slack" height="40" width="139" src="https://platform.slack-edge.com/img/add_to_slack.png"></a></p>`),
+    renderHtmlForInstallPath: (url) =>
+      page(
+        'Add Switchboard to Slack',
+        `<p>Switchboard answers in Slack threads: mention it, message it, or use <code>/ask</code>.</p><p><a href="${escapeHtml(url)}"><img alt="Add to Slack" height="40" width="139" src="https://platform.slack-edge.com/img/add_to_slack.png"></a></p>`,
+      ),
   });
 
   const clients = new LRUCache<string, webApi.WebClient>({ max: 1_000 });
   const callbacks: CallbackOptions = {
     success: (installation, _options, _req, res) => {
       const outcome = store.takeOutcome(installation as Installation<'v1' | 'v2', boolean>);
-      const where = installation.isEnterpriseInstall ? installation.enterprise?.name ?? 'your organization' : installation.team?.name ?? 'your workspace';
+      const where = installation.isEnterpriseInstall
+        ? (installation.enterprise?.name ?? 'your organization')
+        : (installation.team?.name ?? 'your workspace');
       const next = outcome?.pending
         ? '<p>An administrator of this Switchboard has to approve the workspace before it answers. They have been asked to.</p>'
         : '<p>Invite it to a channel (<code>/invite @Switchboard</code>) and mention it, or open it in the sidebar.</p>';
-      send(res, 200, page('Switchboard is installed', `<p>Switchboard is installed in <b>${escapeHtml(where)}</b>.</p>${next}`));
+      send(
+        res,
+        200,
+        page('Switchboard is installed', `<p>Switchboard is installed in <b>${escapeHtml(where)}</b>.</p>${next}`),
+      );
     },
     failure: (error, _options, _req, res) => {
       const code = (error as { code?: string }).code ?? 'unknown';
@@ -100,7 +121,14 @@ export function createSlackOAuth(opts: {
           : code === 'slack_oauth_installer_authorization_error'
             ? 'The installation was cancelled.'
             : 'Slack did not complete the installation.';
-      send(res, 400, page('Switchboard was not installed', `<p>${escapeHtml(why)}</p><p><a href="${INSTALL_PATH}">Try again</a>.</p>`));
+      send(
+        res,
+        400,
+        page(
+          'Switchboard was not installed',
+          `<p>${escapeHtml(why)}</p><p><a href="${INSTALL_PATH}">Try again</a>.</p>`,
+        ),
+      );
     },
   };
 
@@ -111,9 +139,22 @@ export function createSlackOAuth(opts: {
       async for(auth) {
         let botToken: string | undefined;
         try {
-          botToken = (await installer.authorize({ teamId: auth.teamId, enterpriseId: auth.enterpriseId, isEnterpriseInstall: auth.isEnterpriseInstall ?? false })).botToken;
+          botToken = (
+            await installer.authorize({
+              teamId: auth.teamId,
+              enterpriseId: auth.enterpriseId,
+              isEnterpriseInstall: auth.isEnterpriseInstall ?? false,
+            })
+          ).botToken;
         } catch (err) {
-          log.warn({ team: auth.teamId, enterprise: auth.enterpriseId, problem: err instanceof Error ? err.message : String(err) }, 'no Slack installation for this workspace');
+          log.warn(
+            {
+              team: auth.teamId,
+              enterprise: auth.enterpriseId,
+              problem: err instanceof Error ? err.message : String(err),
+            },
+            'no Slack installation for this workspace',
+          );
           return undefined;
         }
         if (!botToken) return undefined;
@@ -126,15 +167,24 @@ export function createSlackOAuth(opts: {
       },
     },
     routes: [
-      { prefix: INSTALL_PATH, handle: (req, res) => installer.handleInstallPath(req, res, {}, urlOptions).catch((err: unknown) => internal(res, err, log)) },
-      { prefix: REDIRECT_PATH, handle: (req, res) => installer.handleCallback(req, res, callbacks).catch((err: unknown) => internal(res, err, log)) },
+      {
+        prefix: INSTALL_PATH,
+        handle: (req, res) =>
+          installer.handleInstallPath(req, res, {}, urlOptions).catch((err: unknown) => internal(res, err, log)),
+      },
+      {
+        prefix: REDIRECT_PATH,
+        handle: (req, res) =>
+          installer.handleCallback(req, res, callbacks).catch((err: unknown) => internal(res, err, log)),
+      },
     ],
   };
 }
 
 function internal(res: ServerResponse, err: unknown, log: Logger): void {
   log.error({ err }, 'slack install page failed');
-  if (!res.headersSent) send(res, 500, page('Something went wrong', '<p>The installation page failed. The error has been logged.</p>'));
+  if (!res.headersSent)
+    send(res, 500, page('Something went wrong', '<p>The installation page failed. The error has been logged.</p>'));
 }
 
 function send(res: ServerResponse, status: number, html: string): void {
@@ -148,4 +198,3 @@ function page(title: string, body: string): string {
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
-

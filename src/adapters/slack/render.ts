@@ -76,7 +76,9 @@ export function markdownBlocks(markdown: string): SlackBlock[] {
 
 function markdownUnits(markdown: string): Unit[] {
   // Pieces well under the per-message budget pack more tightly behind a streamed answer.
-  return splitText(markdown.trim(), MARKDOWN_PIECE).map((text) => unit([{ type: 'markdown', text }], { markdownChars: text.length }));
+  return splitText(markdown.trim(), MARKDOWN_PIECE).map((text) =>
+    unit([{ type: 'markdown', text }], { markdownChars: text.length }),
+  );
 }
 
 function blockUnits(block: Exclude<Block, { type: 'file' }>): Unit[] {
@@ -86,7 +88,11 @@ function blockUnits(block: Exclude<Block, { type: 'file' }>): Unit[] {
     case 'header': {
       const text = block.text.replace(/\s+/g, ' ').trim();
       if (!text) return [];
-      return [unit([{ type: 'header', text: { type: 'plain_text', text: truncate(text, L.headerText), emoji: true } }], { shortened: text.length > L.headerText })];
+      return [
+        unit([{ type: 'header', text: { type: 'plain_text', text: truncate(text, L.headerText), emoji: true } }], {
+          shortened: text.length > L.headerText,
+        }),
+      ];
     }
     case 'fields':
       return fieldSections(block.fields).map((s) => unit([s.block], { shortened: s.shortened }));
@@ -97,7 +103,9 @@ function blockUnits(block: Exclude<Block, { type: 'file' }>): Unit[] {
     case 'buttons':
       return buttonUnits(block.buttons);
     case 'citations':
-      return sectionUnits(['*Sources*', ...block.sources.map((s, i) => `${i + 1}. ${link(s.url, s.title)}`)].join('\n'));
+      return sectionUnits(
+        ['*Sources*', ...block.sources.map((s, i) => `${i + 1}. ${link(s.url, s.title)}`)].join('\n'),
+      );
     case 'context':
       return contextUnits(block.items);
   }
@@ -105,7 +113,12 @@ function blockUnits(block: Exclude<Block, { type: 'file' }>): Unit[] {
 
 function cardUnit(card: Card, divider: boolean): Unit {
   let shortened = false;
-  const headline = [`*${escapeMrkdwn(card.title.trim() || 'Untitled')}*`, card.subtitle ? escapeMrkdwn(card.subtitle) : ''].filter(Boolean).join('\n');
+  const headline = [
+    `*${escapeMrkdwn(card.title.trim() || 'Untitled')}*`,
+    card.subtitle ? escapeMrkdwn(card.subtitle) : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
   shortened ||= headline.length > L.sectionText;
   const blocks: SlackBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: truncate(headline, L.sectionText) } }];
   for (const s of fieldSections(card.fields)) {
@@ -113,7 +126,8 @@ function cardUnit(card: Card, divider: boolean): Unit {
     shortened ||= s.shortened;
   }
   if (card.body?.trim()) {
-    for (const piece of splitText(toMrkdwn(card.body), L.sectionText)) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: piece } });
+    for (const piece of splitText(toMrkdwn(card.body), L.sectionText))
+      blocks.push({ type: 'section', text: { type: 'mrkdwn', text: piece } });
   }
   if (divider) blocks.push({ type: 'divider' });
   return unit(blocks, { shortened });
@@ -142,7 +156,10 @@ function tableUnits(columns: string[], rows: string[][], caption?: string): Unit
   const width = Math.min(columns.length, L.tableColumns);
   if (width === 0) return [];
   const shortened = columns.length > L.tableColumns || rows.some((r) => r.length > L.tableColumns);
-  const cell = (text: string | undefined): types.RawTextElement => ({ type: 'raw_text', text: text?.trim() ? text : '–' });
+  const cell = (text: string | undefined): types.RawTextElement => ({
+    type: 'raw_text',
+    text: text?.trim() ? text : '–',
+  });
   const header = columns.slice(0, width).map(cell);
   const perTable = L.tableRows - 1;
   const units: Unit[] = [];
@@ -150,7 +167,8 @@ function tableUnits(columns: string[], rows: string[][], caption?: string): Unit
     const body = rows.slice(i, i + perTable).map((r) => Array.from({ length: width }, (_, c) => cell(r[c])));
     const blocks: SlackBlock[] = [];
     if (caption?.trim()) {
-      const suffix = rows.length > perTable ? ` (rows ${i + 1}–${Math.min(i + perTable, rows.length)} of ${rows.length})` : '';
+      const suffix =
+        rows.length > perTable ? ` (rows ${i + 1}–${Math.min(i + perTable, rows.length)} of ${rows.length})` : '';
       blocks.push(contextBlock([truncate(toMrkdwn(caption.trim()) + suffix, L.contextText)]));
     }
     blocks.push({ type: 'table', rows: [header, ...body] });
@@ -180,9 +198,14 @@ function buttonUnits(buttons: Button[]): Unit[] {
   }
   const units: Unit[] = [];
   for (let i = 0; i < elements.length; i += L.actionsElements) {
-    units.push(unit([{ type: 'actions', elements: elements.slice(i, i + L.actionsElements) }], { shortened: shortened && i === 0 }));
+    units.push(
+      unit([{ type: 'actions', elements: elements.slice(i, i + L.actionsElements) }], {
+        shortened: shortened && i === 0,
+      }),
+    );
   }
-  if (units.length === 0 && shortened) units.push(unit([contextBlock(['_A button could not be shown._'])], { shortened }));
+  if (units.length === 0 && shortened)
+    units.push(unit([contextBlock(['_A button could not be shown._'])], { shortened }));
   return units;
 }
 
@@ -195,7 +218,11 @@ function contextUnits(items: string[]): Unit[] {
   const units: Unit[] = [];
   for (let i = 0; i < texts.length; i += L.contextElements) {
     const chunk = texts.slice(i, i + L.contextElements);
-    units.push(unit([contextBlock(chunk.map((t) => truncate(toMrkdwn(t), L.contextText)))], { shortened: chunk.some((t) => toMrkdwn(t).length > L.contextText) }));
+    units.push(
+      unit([contextBlock(chunk.map((t) => truncate(toMrkdwn(t), L.contextText)))], {
+        shortened: chunk.some((t) => toMrkdwn(t).length > L.contextText),
+      }),
+    );
   }
   return units;
 }
@@ -214,10 +241,18 @@ function paginate(units: Unit[], firstMarkdownBudget: number): Unit[][] {
   let tables = 0;
   const budget = () => (pages.length === 0 ? firstMarkdownBudget : L.markdownPerMessage);
   const split = (u: Unit): Unit[] =>
-    u.blocks.map((b) => unit([b], { table: b.type === 'table', shortened: u.shortened, markdownChars: b.type === 'markdown' ? b.text.length : 0 }));
+    u.blocks.map((b) =>
+      unit([b], {
+        table: b.type === 'table',
+        shortened: u.shortened,
+        markdownChars: b.type === 'markdown' ? b.text.length : 0,
+      }),
+    );
   for (const u of units.flatMap((u) => (u.blocks.length > capacity ? split(u) : [u]))) {
     const fits =
-      blocks + u.blocks.length <= capacity && markdown + u.markdownChars <= budget() && tables + (u.table ? 1 : 0) <= L.tablesPerMessage;
+      blocks + u.blocks.length <= capacity &&
+      markdown + u.markdownChars <= budget() &&
+      tables + (u.table ? 1 : 0) <= L.tablesPerMessage;
     // The first message may already be full of streamed text: then it gets no blocks of its own.
     if (!fits && (page.length > 0 || (pages.length === 0 && u.markdownChars > budget()))) {
       pages.push(page);

@@ -31,7 +31,14 @@ function isCodedError(err: unknown): err is Error & { code: string } {
 }
 
 /** Codes that mean our token is wrong or revoked: an admin must act, not the user. */
-export const AUTH_ERROR_CODES = new Set(['invalid_auth', 'not_authed', 'token_revoked', 'token_expired', 'account_inactive', 'missing_scope']);
+export const AUTH_ERROR_CODES = new Set([
+  'invalid_auth',
+  'not_authed',
+  'token_revoked',
+  'token_expired',
+  'account_inactive',
+  'missing_scope',
+]);
 
 /** What to tell the person who asked, for failures they can do something about. */
 export function explainSlackError(code: string): string | undefined {
@@ -48,6 +55,8 @@ export function explainSlackError(code: string): string | undefined {
     case 'invalid_blocks':
       return 'Slack refused my answer’s formatting. The error has been logged; please try asking in a different way.';
     default:
-      return AUTH_ERROR_CODES.has(code) ? 'Slack rejected my credentials. A Switchboard admin needs to check SLACK_BOT_TOKEN and the app’s scopes.' : undefined;
+      return AUTH_ERROR_CODES.has(code)
+        ? 'Slack rejected my credentials. A Switchboard admin needs to check SLACK_BOT_TOKEN and the app’s scopes.'
+        : undefined;
   }
 }

@@ -29,7 +29,9 @@ export function createSlackState(kv: KvStore, log: Logger, threadTtlMs: number) 
 
     /** The bot answers later messages of a channel thread it was mentioned in, without a new mention. */
     async follow(workspaceId: string, channel: string, threadTs: string): Promise<void> {
-      await kv.set(threadKey(workspaceId, channel, threadTs), 1, threadTtlMs).catch((err: unknown) => log.warn({ err }, 'could not remember a followed Slack thread'));
+      await kv
+        .set(threadKey(workspaceId, channel, threadTs), 1, threadTtlMs)
+        .catch((err: unknown) => log.warn({ err }, 'could not remember a followed Slack thread'));
     },
 
     async follows(workspaceId: string, channel: string, threadTs: string): Promise<boolean> {

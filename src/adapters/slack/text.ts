@@ -4,7 +4,8 @@
  */
 
 /** Slack's own markup in a message: user/channel mentions, special mentions, links. */
-const SLACK_TOKEN = /<(?:@[UWB][A-Z0-9]+|#[CGD][A-Z0-9]+(?:\|[^>\n]*)?|![a-z]+(?:\^[^>\n]*)?(?:\|[^>\n]*)?|(?:https?|mailto):[^>\s|]+(?:\|[^>\n]*)?)>/g;
+const SLACK_TOKEN =
+  /<(?:@[UWB][A-Z0-9]+|#[CGD][A-Z0-9]+(?:\|[^>\n]*)?|![a-z]+(?:\^[^>\n]*)?(?:\|[^>\n]*)?|(?:https?|mailto):[^>\s|]+(?:\|[^>\n]*)?)>/g;
 
 /** Escapes the three characters Slack's mrkdwn reserves. */
 export function escapeMrkdwn(text: string): string {
@@ -20,14 +21,19 @@ export function toMrkdwn(markdown: string): string {
   const hold = (s: string) => `\u0000${held.push(s) - 1}\u0000`;
   let text = markdown.replace(/\r\n?/g, '\n');
   // Fences first (drop the language tag Slack would print), then inline code.
-  text = text.replace(/```[^\n`]*\n([\s\S]*?)```/g, (_m, body: string) => hold('```\n' + body.replace(/\n$/, '') + '\n```'));
+  text = text.replace(/```[^\n`]*\n([\s\S]*?)```/g, (_m, body: string) =>
+    hold('```\n' + body.replace(/\n$/, '') + '\n```'),
+  );
   text = text.replace(/`([^`\n]+)`/g, (_m, body: string) => hold('`' + body + '`'));
   text = text.replace(SLACK_TOKEN, (m) => hold(m));
   // Links and images before escaping, so their URLs stay intact.
   text = text.replace(/!?\[([^\]\n]*)\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g, (_m, label: string, url: string) =>
     hold(label.trim() ? `<${url}|${escapeMrkdwn(label).replaceAll('|', '¦')}>` : `<${url}>`),
   );
-  text = text.replace(/(^|[\s(])(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/g, (_m, pre: string, url: string) => `${pre}${hold(`<${url}>`)}`);
+  text = text.replace(
+    /(^|[\s(])(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/g,
+    (_m, pre: string, url: string) => `${pre}${hold(`<${url}>`)}`,
+  );
   const lines = text.split('\n').map((line) => {
     const quote = /^(\s*)>\s?(.*)$/.exec(line);
     if (quote) return `${quote[1]}> ${inline(quote[2] ?? '')}`;
@@ -66,7 +72,9 @@ export function slackToPlain(text: string, botUserId?: string): string {
     .replace(/<#([CGD][A-Z0-9]+)(?:\|([^>]*))?>/g, (_m, id: string, name?: string) => `#${name || id}`)
     .replace(/<!(here|channel|everyone)(?:\|[^>]*)?>/g, '@$1')
     .replace(/<!subteam\^[A-Z0-9]+\|([^>]*)>/g, '$1')
-    .replace(/<((?:https?|mailto):[^>|]+)\|([^>]*)>/g, (_m, url: string, label: string) => (label === url ? url : `${label} (${url})`))
+    .replace(/<((?:https?|mailto):[^>|]+)\|([^>]*)>/g, (_m, url: string, label: string) =>
+      label === url ? url : `${label} (${url})`,
+    )
     .replace(/<((?:https?|mailto):[^>|]+)>/g, '$1');
   return out.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&').trim();
 }

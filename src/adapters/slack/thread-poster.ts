@@ -42,12 +42,22 @@ export async function postsOfEarlierRun(
   streamSince?: number,
 ): Promise<{ ts: string; stream: boolean }[]> {
   try {
-    const res = await target.client.conversations.replies({ channel: target.channel, ts: target.threadTs, include_all_metadata: true, limit: 200 });
+    const res = await target.client.conversations.replies({
+      channel: target.channel,
+      ts: target.threadTs,
+      include_all_metadata: true,
+      limit: 200,
+    });
     return (res.messages ?? []).flatMap((m): { ts: string; stream: boolean }[] => {
       if (!m.bot_id || !m.ts) return [];
-      if (m.metadata?.event_type === TURN_METADATA_TYPE) return (m.metadata.event_payload as { turn?: unknown } | undefined)?.turn === turnId ? [{ ts: m.ts, stream: false }] : [];
+      if (m.metadata?.event_type === TURN_METADATA_TYPE)
+        return (m.metadata.event_payload as { turn?: unknown } | undefined)?.turn === turnId
+          ? [{ ts: m.ts, stream: false }]
+          : [];
       // Untagged: a stream not yet stopped. Clocks differ a little; a second of slack.
-      return streamSince !== undefined && !m.metadata && Number(m.ts) >= streamSince - 1 ? [{ ts: m.ts, stream: true }] : [];
+      return streamSince !== undefined && !m.metadata && Number(m.ts) >= streamSince - 1
+        ? [{ ts: m.ts, stream: true }]
+        : [];
     });
   } catch {
     return [];
@@ -103,7 +113,14 @@ export class ThreadPoster {
   /** Posts in the thread; undefined when it failed. */
   async post(message: SlackMessage): Promise<{ ts?: string } | undefined> {
     const metadata = this.target.turnId ? { metadata: turnMetadata(this.target.turnId) } : {};
-    const res = await this.call('chat.postMessage', () => this.client.chat.postMessage({ channel: this.target.channel, thread_ts: this.target.threadTs, ...message, ...metadata }));
+    const res = await this.call('chat.postMessage', () =>
+      this.client.chat.postMessage({
+        channel: this.target.channel,
+        thread_ts: this.target.threadTs,
+        ...message,
+        ...metadata,
+      }),
+    );
     if (res) this.posted += 1;
     if (res?.ts) await this.onPosted(res.ts);
     return res;
@@ -121,7 +138,9 @@ export class ThreadPoster {
   }
 
   async update(ts: string, message: SlackMessage): Promise<boolean> {
-    return Boolean(await this.call('chat.update', () => this.client.chat.update({ channel: this.target.channel, ts, ...message })));
+    return Boolean(
+      await this.call('chat.update', () => this.client.chat.update({ channel: this.target.channel, ts, ...message })),
+    );
   }
 
   /** Files into the thread with Slack's upload flow (getUploadURLExternal → upload → completeUploadExternal). */
@@ -136,7 +155,8 @@ export class ThreadPoster {
         file_uploads: files.map((f) => ({ file: Buffer.from(f.data), filename: f.name, title: f.title ?? f.name })),
       }),
     );
-    if (!ok) await this.postAll([noticeMessage(`I couldn’t attach ${files.map((f) => f.name).join(', ')} to this thread.`)]);
+    if (!ok)
+      await this.postAll([noticeMessage(`I couldn’t attach ${files.map((f) => f.name).join(', ')} to this thread.`)]);
   }
 
   /** Privately when we can (slash commands, buttons), else in the thread if it is still writable. */
@@ -146,7 +166,12 @@ export class ThreadPoster {
     this.explained = true;
     try {
       if (this.target.respond) await this.target.respond(explanation);
-      else if (!this.unwritable) await this.client.chat.postMessage({ channel: this.target.channel, thread_ts: this.target.threadTs, ...noticeMessage(explanation) });
+      else if (!this.unwritable)
+        await this.client.chat.postMessage({
+          channel: this.target.channel,
+          thread_ts: this.target.threadTs,
+          ...noticeMessage(explanation),
+        });
     } catch (err) {
       this.log.warn({ code: slackErrorCode(err) }, 'could not tell the user why the reply failed');
     }

@@ -3,7 +3,14 @@ import type { TurnEvent } from '../../contract/turn.js';
 import type { Logger } from '../../logger.js';
 import type { Reply } from '../../reply/model.js';
 import { SLACK_LIMITS as L } from './limits.js';
-import { liveMessage, replaceEarlier, StreamDelivery, taskChunk, UpdateDelivery, type Task } from './live-deliveries.js';
+import {
+  liveMessage,
+  replaceEarlier,
+  StreamDelivery,
+  taskChunk,
+  UpdateDelivery,
+  type Task,
+} from './live-deliveries.js';
 import { MarkdownBudget } from './markdown-budget.js';
 import { noticeMessage, renderReply, type SlackMessage } from './render.js';
 import { slackErrorCode } from './slack-errors.js';
@@ -97,7 +104,11 @@ export class TurnWriter {
     this.recorded = opts.recorded ?? [];
     this.record = opts.record ?? (async () => undefined);
     this.earlier = this.recorded.flatMap((r): { ts: string; stream: boolean }[] =>
-      r.startsWith(POST) ? [{ ts: r.slice(POST.length), stream: false }] : r.startsWith(STREAM) ? [{ ts: r.slice(STREAM.length), stream: true }] : [],
+      r.startsWith(POST)
+        ? [{ ts: r.slice(POST.length), stream: false }]
+        : r.startsWith(STREAM)
+          ? [{ ts: r.slice(STREAM.length), stream: true }]
+          : [],
     );
     this.slack = new ThreadPoster(target, this.log, (ts) => this.remember(`${POST}${ts}`));
     this.stream = new StreamDelivery(target, this.slack, (ts) => this.remember(`${STREAM}${ts}`));
@@ -105,7 +116,9 @@ export class TurnWriter {
 
   /** A failed record only weakens a later replay (it may post again); the answer goes on. */
   private async remember(id: string): Promise<void> {
-    await this.record(id).catch((err: unknown) => this.log.warn({ err, id }, 'could not record a posted Slack message in the inbox'));
+    await this.record(id).catch((err: unknown) =>
+      this.log.warn({ err, id }, 'could not record a posted Slack message in the inbox'),
+    );
   }
 
   /** Consumes the whole turn; never throws (failures are logged and, where useful, told to the user). */
@@ -134,7 +147,8 @@ export class TurnWriter {
         return this.addText(event.text);
       case 'tool_event':
         // An artifact's code as the writer model produces it (generate_artifact), shown live.
-        if (event.name === 'artifact_delta' && typeof event.data.delta === 'string') return this.addText(event.data.delta, true);
+        if (event.name === 'artifact_delta' && typeof event.data.delta === 'string')
+          return this.addText(event.data.delta, true);
         return;
       case 'tool_call_start':
         this.tasks.set(event.callId, { title: event.title, state: 'running' });
@@ -180,7 +194,11 @@ export class TurnWriter {
     if (this.mode === 'idle' || this.mode === 'stream') {
       if (this.text.pending.length >= STREAM_CHUNK_CHARS) await this.enqueue(() => this.flushStream());
       // The first words show soon; after that, about one append a second.
-      else this.schedule(() => this.flushStream(), this.mode === 'idle' ? Math.min(this.flushMs, FIRST_FLUSH_MS) : this.flushMs);
+      else
+        this.schedule(
+          () => this.flushStream(),
+          this.mode === 'idle' ? Math.min(this.flushMs, FIRST_FLUSH_MS) : this.flushMs,
+        );
     } else if (this.mode === 'fallback') {
       this.scheduleUpdate();
     }
@@ -227,7 +245,10 @@ export class TurnWriter {
     const task = this.tasks.get(callId);
     if (!task) return;
     if (this.mode === 'fallback') return this.scheduleUpdate();
-    await this.streamAppend({ ...(this.text.pending ? { markdown_text: this.text.pending } : {}), chunks: [taskChunk(callId, task)] });
+    await this.streamAppend({
+      ...(this.text.pending ? { markdown_text: this.text.pending } : {}),
+      chunks: [taskChunk(callId, task)],
+    });
   }
 
   // ── fallback: one message, updated at most once a second ───────────────────────────────
@@ -255,7 +276,9 @@ export class TurnWriter {
     // What the model streamed for its last step, then whatever the final text adds (a length
     // note, a terminal tool's text): the thread shows the same answer the reply carries.
     const streamed = this.segment.trim();
-    const rest = reply.text.startsWith(streamed) ? reply.text.slice(streamed.length) : `${this.text.empty ? '' : '\n\n'}${reply.text}`;
+    const rest = reply.text.startsWith(streamed)
+      ? reply.text.slice(streamed.length)
+      : `${this.text.empty ? '' : '\n\n'}${reply.text}`;
 
     if (this.mode === 'idle') {
       // Nothing visible yet: a quick answer goes out as one finished message (no stream needed).
@@ -263,10 +286,16 @@ export class TurnWriter {
       await this.slack.postAll(renderReply(reply).messages);
     } else if (this.mode === 'stream') {
       this.text.append(rest);
-      const rendered = renderReply({ text: this.text.overflow, blocks: reply.blocks }, { firstMessageMarkdownUsed: this.text.used });
+      const rendered = renderReply(
+        { text: this.text.overflow, blocks: reply.blocks },
+        { firstMessageMarkdownUsed: this.text.used },
+      );
       const [first, ...more] = rendered.messages;
       if (this.stream.open) {
-        const stopped = await this.stream.stop({ ...(this.text.pending ? { markdown_text: this.text.pending } : {}), ...(first?.blocks.length ? { blocks: first.blocks } : {}) });
+        const stopped = await this.stream.stop({
+          ...(this.text.pending ? { markdown_text: this.text.pending } : {}),
+          ...(first?.blocks.length ? { blocks: first.blocks } : {}),
+        });
         if (!stopped && first?.blocks.length) more.unshift(first);
       }
       this.text.flushAll();
@@ -296,7 +325,8 @@ export class TurnWriter {
       if (reply) await this.uploadFiles(reply);
     };
     if (event.type === 'reply') return this.enqueue(() => replay(renderReply(event.reply).messages, event.reply));
-    if (event.type === 'error' && event.notify !== false) return this.enqueue(() => replay([noticeMessage(event.message)]));
+    if (event.type === 'error' && event.notify !== false)
+      return this.enqueue(() => replay([noticeMessage(event.message)]));
   }
 
   private async finishWithError(message: string): Promise<void> {

@@ -28,13 +28,18 @@ export function createSlackRoles(log: Logger): SlackRoles {
       if (cached) return cached;
       try {
         const res = await client.users.info({ user: userId });
-        const role: UserRole = res.user?.is_restricted || res.user?.is_ultra_restricted || res.user?.is_stranger ? 'guest' : 'member';
+        const role: UserRole =
+          res.user?.is_restricted || res.user?.is_ultra_restricted || res.user?.is_stranger ? 'guest' : 'member';
         cache.set(key, role);
         return role;
       } catch (err) {
         const code = slackErrorCode(err);
         if (code === 'missing_scope' || code === 'not_allowed_token_type') {
-          if (!warnedScope) log.warn({ code }, 'slack users.info refused: add the users:read scope so guests get guest limits; until then everyone counts as a member');
+          if (!warnedScope)
+            log.warn(
+              { code },
+              'slack users.info refused: add the users:read scope so guests get guest limits; until then everyone counts as a member',
+            );
           warnedScope = true;
           return 'member';
         }

@@ -42,7 +42,8 @@ export function parseArgs(argv: string[]): { positional: string[]; options: Map<
     const [name = '', inline] = arg.slice(2).split('=', 2);
     const next = argv[i + 1];
     if (inline !== undefined) options.set(name, inline);
-    else if (next !== undefined && !next.startsWith('--') && VALUE_OPTIONS.has(name)) options.set(name, argv[++i] ?? '');
+    else if (next !== undefined && !next.startsWith('--') && VALUE_OPTIONS.has(name))
+      options.set(name, argv[++i] ?? '');
     else options.set(name, true);
   }
   return { positional, options };

@@ -15,7 +15,9 @@ async function main(): Promise<number> {
   const { config, log } = cliSetup();
   const embed = createEmbedder(config);
   if (!embed) {
-    console.error('No embedding endpoint: set EMBEDDING_MODEL and OPENAI_API_KEY (or OPENAI_BASE_URL for a local server).');
+    console.error(
+      'No embedding endpoint: set EMBEDDING_MODEL and OPENAI_API_KEY (or OPENAI_BASE_URL for a local server).',
+    );
     return 2;
   }
   const port = await openDataPort(config, log);

@@ -18,7 +18,9 @@ CSV has a header row with these column names; JSONL has one object per line with
 Tables and columns (? = optional):
 ${IMPORT_TABLES.map((t) => {
   const shape = tableSchema(t).shape as Record<string, { isOptional(): boolean }>;
-  return `  ${t}: ${tableColumns(t).map((c) => (shape[c]?.isOptional() ? `${c}?` : c)).join(', ')}`;
+  return `  ${t}: ${tableColumns(t)
+    .map((c) => (shape[c]?.isOptional() ? `${c}?` : c))
+    .join(', ')}`;
 }).join('\n')}`;
 
 async function main(): Promise<number> {
@@ -54,7 +56,8 @@ async function main(): Promise<number> {
     );
     if (table === 'campaigns' && !options.has('no-embed')) {
       const embed = createEmbedder(config);
-      if (!port.vectorsAvailable) console.log('pgvector is not installed here: campaigns are searchable by full text only.');
+      if (!port.vectorsAvailable)
+        console.log('pgvector is not installed here: campaigns are searchable by full text only.');
       else if (!embed) console.log('No EMBEDDING_MODEL configured: run `npm run db:embed` later for semantic search.');
       else console.log(`Embedded ${await embedMissing(port, embed, { tenantId: tenant.id, log })} campaign(s).`);
     }

@@ -19,7 +19,7 @@ async function main(): Promise<number> {
   if (config.SUPABASE_URL && !config.DATABASE_URL) {
     console.error(
       'SUPABASE_URL is set: apply the migrations with the Supabase CLI (`supabase link` then `supabase db push`),\n' +
-        'or run this command with DATABASE_URL set to the project\'s Postgres connection string (and SUPABASE_URL unset).',
+        "or run this command with DATABASE_URL set to the project's Postgres connection string (and SUPABASE_URL unset).",
     );
     return 2;
   }
@@ -28,7 +28,8 @@ async function main(): Promise<number> {
   try {
     if (options.has('status')) {
       const applied = new Set(await appliedMigrations(sql));
-      for (const m of loadMigrations()) console.log(`${applied.has(m.version) ? 'applied' : 'pending'}  ${m.version}_${m.name}`);
+      for (const m of loadMigrations())
+        console.log(`${applied.has(m.version) ? 'applied' : 'pending'}  ${m.version}_${m.name}`);
       return 0;
     }
     const result = await migrate(sql, { embeddingDimensions: config.EMBEDDING_DIMENSIONS, log });
@@ -45,7 +46,11 @@ async function main(): Promise<number> {
     const port = await openDataPort(config, log, { seedDemo: false });
     try {
       const seeded = await seedDemo(port, { log });
-      console.log(`Demo data seeded: ${Object.entries(seeded.rows).map(([t, n]) => `${n} ${t}`).join(', ')}.`);
+      console.log(
+        `Demo data seeded: ${Object.entries(seeded.rows)
+          .map(([t, n]) => `${n} ${t}`)
+          .join(', ')}.`,
+      );
     } finally {
       await port.close();
     }

@@ -17,7 +17,13 @@ import { pack } from 'tar-stream';
 import { parseConfig } from '../../config.js';
 import { migrate, SCHEMA_VERSION } from '../migrate.js';
 import { openPglite } from '../transports/pglite.js';
-import { installedPgliteVersion, TEMPLATE_ARCHIVE, TEMPLATE_DIR, TEMPLATE_META, type TemplateMeta } from '../transports/pglite-template.js';
+import {
+  installedPgliteVersion,
+  TEMPLATE_ARCHIVE,
+  TEMPLATE_DIR,
+  TEMPLATE_META,
+  type TemplateMeta,
+} from '../transports/pglite-template.js';
 import { fail } from './common.js';
 
 async function main(): Promise<void> {
@@ -41,9 +47,15 @@ async function main(): Promise<void> {
       createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_LGWIN]: 24 } }),
       createWriteStream(archive),
     );
-    const meta: TemplateMeta = { pglite: installedPgliteVersion(), schemaVersion: SCHEMA_VERSION, embeddingDimensions: EMBEDDING_DIMENSIONS };
+    const meta: TemplateMeta = {
+      pglite: installedPgliteVersion(),
+      schemaVersion: SCHEMA_VERSION,
+      embeddingDimensions: EMBEDDING_DIMENSIONS,
+    };
     await writeFile(join(TEMPLATE_DIR, TEMPLATE_META), `${JSON.stringify(meta, null, 2)}\n`);
-    console.log(`Wrote ${archive} (PGlite ${meta.pglite}, schema ${meta.schemaVersion}, ${meta.embeddingDimensions} dimensions).`);
+    console.log(
+      `Wrote ${archive} (PGlite ${meta.pglite}, schema ${meta.schemaVersion}, ${meta.embeddingDimensions} dimensions).`,
+    );
   } finally {
     await rm(work, { recursive: true, force: true });
   }

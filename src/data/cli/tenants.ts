@@ -18,12 +18,22 @@ export const TENANTS_USAGE = `Usage: npm run tenants -- pending
        npm run tenants -- installations`;
 
 /** Runs one command against `port`, printing to `out`; returns the exit code. */
-export async function tenantsCommand(port: AdminDataPort, argv: string[], out: (line: string) => void): Promise<number> {
+export async function tenantsCommand(
+  port: AdminDataPort,
+  argv: string[],
+  out: (line: string) => void,
+): Promise<number> {
   const { positional, options } = parseArgs(argv);
   const [command, platform, workspaceId] = positional;
   const table = (rows: string[][]) => {
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-    for (const r of rows) out(r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+    for (const r of rows)
+      out(
+        r
+          .map((cell, i) => cell.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd(),
+      );
   };
   switch (command) {
     case 'pending': {
@@ -32,18 +42,33 @@ export async function tenantsCommand(port: AdminDataPort, argv: string[], out: (
         out('No workspace is waiting for a tenant.');
         return 0;
       }
-      table([['platform', 'workspace', 'name', 'requested by', 'requested at'], ...rows.map((r) => [r.platform, r.workspace_id, r.name ?? '', r.requested_by ?? '', r.requested_at])]);
+      table([
+        ['platform', 'workspace', 'name', 'requested by', 'requested at'],
+        ...rows.map((r) => [r.platform, r.workspace_id, r.name ?? '', r.requested_by ?? '', r.requested_at]),
+      ]);
       return 0;
     }
     case 'approve':
     case 'reject': {
       const tenant = options.get('tenant');
-      if ((platform !== 'slack' && platform !== 'discord') || !workspaceId || (command === 'approve' && typeof tenant !== 'string')) {
+      if (
+        (platform !== 'slack' && platform !== 'discord') ||
+        !workspaceId ||
+        (command === 'approve' && typeof tenant !== 'string')
+      ) {
         out(TENANTS_USAGE);
         return 2;
       }
-      const [row] = await port.admin('decide_workspace_request', { platform, workspace_id: workspaceId, tenant: command === 'approve' ? (tenant as string) : null }, workspaceDecisionRow);
-      out(command === 'approve' ? `${platform} workspace ${workspaceId} is now served by tenant ${row?.tenant_slug ?? String(tenant)}.` : `The request of ${platform} workspace ${workspaceId} was dropped.`);
+      const [row] = await port.admin(
+        'decide_workspace_request',
+        { platform, workspace_id: workspaceId, tenant: command === 'approve' ? (tenant as string) : null },
+        workspaceDecisionRow,
+      );
+      out(
+        command === 'approve'
+          ? `${platform} workspace ${workspaceId} is now served by tenant ${row?.tenant_slug ?? String(tenant)}.`
+          : `The request of ${platform} workspace ${workspaceId} was dropped.`,
+      );
       return 0;
     }
     case 'installations': {
@@ -54,7 +79,13 @@ export async function tenantsCommand(port: AdminDataPort, argv: string[], out: (
       }
       table([
         ['installation', 'name', 'tenant', 'installed by', 'installed at'],
-        ...rows.map((r) => [r.installation_key, r.team_name ?? '', r.tenant_slug ?? '(pending)', r.installer_user_id ?? '', r.installed_at]),
+        ...rows.map((r) => [
+          r.installation_key,
+          r.team_name ?? '',
+          r.tenant_slug ?? '(pending)',
+          r.installer_user_id ?? '',
+          r.installed_at,
+        ]),
       ]);
       return 0;
     }

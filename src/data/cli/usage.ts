@@ -35,19 +35,39 @@ async function main(): Promise<number> {
   const { config, log } = cliSetup();
   const port = await openDataPort(config, log, { seedDemo: false });
   try {
-    const rows = (await port.admin('usage_by_day', { from: from.toISOString(), to: to.toISOString() }, usageByDayRow)).filter(
-      (r) => typeof tenant !== 'string' || r.tenant === tenant,
+    const rows = (
+      await port.admin('usage_by_day', { from: from.toISOString(), to: to.toISOString() }, usageByDayRow)
+    ).filter((r) => typeof tenant !== 'string' || r.tenant === tenant);
+    console.log(
+      `Token use in ${describeTarget(config)}, ${from.toISOString().slice(0, 10)} to ${new Date(to.getTime() - DAY).toISOString().slice(0, 10)} (UTC days)`,
     );
-    console.log(`Token use in ${describeTarget(config)}, ${from.toISOString().slice(0, 10)} to ${new Date(to.getTime() - DAY).toISOString().slice(0, 10)} (UTC days)`);
     if (!rows.length) {
       console.log('No turns recorded in this period.');
       return 0;
     }
-    const table = [['tenant', 'day', 'prompt', 'completion', 'total', 'turns'], ...rows.map((r) => [r.tenant, r.day, n(r.prompt_tokens), n(r.completion_tokens), n(r.prompt_tokens + r.completion_tokens), n(r.turns)])];
+    const table = [
+      ['tenant', 'day', 'prompt', 'completion', 'total', 'turns'],
+      ...rows.map((r) => [
+        r.tenant,
+        r.day,
+        n(r.prompt_tokens),
+        n(r.completion_tokens),
+        n(r.prompt_tokens + r.completion_tokens),
+        n(r.turns),
+      ]),
+    ];
     const sum = (k: 'prompt_tokens' | 'completion_tokens' | 'turns') => rows.reduce((a, r) => a + r[k], 0);
-    table.push(['total', '', n(sum('prompt_tokens')), n(sum('completion_tokens')), n(sum('prompt_tokens') + sum('completion_tokens')), n(sum('turns'))]);
+    table.push([
+      'total',
+      '',
+      n(sum('prompt_tokens')),
+      n(sum('completion_tokens')),
+      n(sum('prompt_tokens') + sum('completion_tokens')),
+      n(sum('turns')),
+    ]);
     const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-    for (const row of table) console.log(row.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '));
+    for (const row of table)
+      console.log(row.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '));
     return 0;
   } finally {
     await port.close();

@@ -74,7 +74,12 @@ function valuePropsFor(rng: Rng, company: Company): string[] {
 }
 
 /** One campaign; pure function of (rng state, index). */
-function makeCampaign(rng: Rng, i: number, opts: Required<CampaignOptions>, companies: (readonly [Company, number])[]): CampaignInput {
+function makeCampaign(
+  rng: Rng,
+  i: number,
+  opts: Required<CampaignOptions>,
+  companies: (readonly [Company, number])[],
+): CampaignInput {
   const company = rng.weighted(companies);
   const brand = rng.pick(company.brands);
   const channel = rng.weighted(CHANNELS);

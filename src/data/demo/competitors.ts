@@ -9,7 +9,8 @@ export interface CompetitorInput {
   campaign_key?: string;
 }
 
-const bullets = (items: readonly string[]) => items.map((s) => `- ${s.charAt(0).toUpperCase()}${s.slice(1)}.`).join('\n');
+const bullets = (items: readonly string[]) =>
+  items.map((s) => `- ${s.charAt(0).toUpperCase()}${s.slice(1)}.`).join('\n');
 
 /**
  * The full description the competitor tool injects into the thread: a briefing the
@@ -37,7 +38,7 @@ export function competitorDescription(p: CompetitorProfile): string {
       '- Which matters most to you: the price, the service, or how the product fits the rest of your household?\n' +
       '- When did you last compare what you pay over a whole year, fees included?',
     `Tone\nStay factual and respectful. Never disparage ${p.name}, never quote their prices as current facts, and ` +
-      'suggest the customer checks any figure on the competitor\'s own website.',
+      "suggest the customer checks any figure on the competitor's own website.",
   ].join('\n\n');
 }
 

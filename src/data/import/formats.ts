@@ -10,8 +10,7 @@ import { parse } from 'csv-parse';
  */
 
 export type RawRecord =
-  | { line: number; record: Record<string, unknown> }
-  | { line: number; error: string; fatal?: boolean };
+  { line: number; record: Record<string, unknown> } | { line: number; error: string; fatal?: boolean };
 
 export type FileFormat = 'csv' | 'jsonl';
 
@@ -46,7 +45,10 @@ async function* readCsv(file: string, columns: readonly string[]): AsyncGenerato
   let prevLines = 0;
   let prevEmpty = 0;
   try {
-    for await (const chunk of parser as AsyncIterable<{ record: string[]; info: { lines: number; empty_lines: number } }>) {
+    for await (const chunk of parser as AsyncIterable<{
+      record: string[];
+      info: { lines: number; empty_lines: number };
+    }>) {
       const { record, info } = chunk;
       // csv-parse reports the line a record ends on; a quoted field may span lines.
       const line = prevLines + 1 + (info.empty_lines - prevEmpty);

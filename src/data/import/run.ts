@@ -37,7 +37,10 @@ export interface ImportOptions {
 
 type Checked = { line: number; row: Record<string, unknown> } | { line: number; error: string; fatal?: boolean };
 
-async function* checked(table: ImportTable, source: AsyncIterable<RawRecord> | Iterable<RawRecord>): AsyncGenerator<Checked> {
+async function* checked(
+  table: ImportTable,
+  source: AsyncIterable<RawRecord> | Iterable<RawRecord>,
+): AsyncGenerator<Checked> {
   for await (const item of source) {
     if ('error' in item) {
       yield item;
@@ -93,7 +96,11 @@ async function stageAndCommit(
   let bytes = 0;
   const flush = async () => {
     if (batch.length === 0) return;
-    await port.admin('import_stage', { tenant_id: tenantId, import_id: importId, table, seq: seq++, rows: batch }, stageRow);
+    await port.admin(
+      'import_stage',
+      { tenant_id: tenantId, import_id: importId, table, seq: seq++, rows: batch },
+      stageRow,
+    );
     batch = [];
     bytes = 0;
   };

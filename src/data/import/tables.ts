@@ -24,18 +24,21 @@ const wholeNonNegative = z.coerce
   .min(0, 'must not be negative');
 
 /** `["a","b"]` (JSON) or `a; b; c` / `a | b` (CSV-friendly). */
-const textList = z.preprocess((v) => {
-  if (typeof v !== 'string') return v;
-  const s = v.trim();
-  if (s.startsWith('[')) {
-    try {
-      return JSON.parse(s) as unknown;
-    } catch {
-      return v;
+const textList = z.preprocess(
+  (v) => {
+    if (typeof v !== 'string') return v;
+    const s = v.trim();
+    if (s.startsWith('[')) {
+      try {
+        return JSON.parse(s) as unknown;
+      } catch {
+        return v;
+      }
     }
-  }
-  return s.split(/\s*[;|]\s*/).filter((x) => x !== '');
-}, z.array(text(200), { error: 'expected a list: a JSON array or values separated by ";"' }).max(50));
+    return s.split(/\s*[;|]\s*/).filter((x) => x !== '');
+  },
+  z.array(text(200), { error: 'expected a list: a JSON array or values separated by ";"' }).max(50),
+);
 
 /** JSON columns: parsed JSON from JSONL, JSON text from CSV. */
 const json = <T extends z.ZodType>(inner: T) =>
@@ -64,7 +67,12 @@ const timezone = z
     }
   }, 'expected an IANA time zone such as Europe/Copenhagen');
 
-const topic = text(100).transform((t) => t.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, ''));
+const topic = text(100).transform((t) =>
+  t
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, ''),
+);
 
 const FAMILY: Record<string, 'stainless' | 'aluminium' | 'mild_steel'> = {
   stainless: 'stainless',
@@ -232,7 +240,9 @@ function complete(table: ImportTable, row: Record<string, unknown>): Record<stri
     const size = r.width_mm && r.length_mm ? `${trimNumber(r.width_mm)}x${trimNumber(r.length_mm)}` : undefined;
     return {
       ...row,
-      code: r.code ?? [r.family, r.grade, r.form, r.finish, trimNumber(r.thickness_mm), size].filter(Boolean).join('-').toUpperCase(),
+      code:
+        r.code ??
+        [r.family, r.grade, r.form, r.finish, trimNumber(r.thickness_mm), size].filter(Boolean).join('-').toUpperCase(),
       size_label: r.size_label ?? (size ? `${size.replace('x', ' x ')} mm` : `${trimNumber(r.thickness_mm)} mm`),
     };
   }

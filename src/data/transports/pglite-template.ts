@@ -42,13 +42,17 @@ export function installedPgliteVersion(): string {
 }
 
 /** Why the template cannot serve a new database with these settings, or null when it can. */
-function templateMismatch(meta: TemplateMeta, want: { embeddingDimensions: number; schemaVersion: string }): string | null {
+function templateMismatch(
+  meta: TemplateMeta,
+  want: { embeddingDimensions: number; schemaVersion: string },
+): string | null {
   const pglite = installedPgliteVersion();
   if (meta.pglite !== pglite) return `it was built with PGlite ${meta.pglite}, this is ${pglite}`;
   if (meta.embeddingDimensions !== want.embeddingDimensions) {
     return `it has ${meta.embeddingDimensions} embedding dimensions, EMBEDDING_DIMENSIONS is ${want.embeddingDimensions}`;
   }
-  if (meta.schemaVersion > want.schemaVersion) return `its schema (${meta.schemaVersion}) is newer than this code's (${want.schemaVersion})`;
+  if (meta.schemaVersion > want.schemaVersion)
+    return `its schema (${meta.schemaVersion}) is newer than this code's (${want.schemaVersion})`;
   return null;
 }
 
@@ -87,9 +91,15 @@ export async function createFromTemplate(
     }
     if (existsSync(dir)) {
       // Empty (checked above). A mount point cannot be replaced by a rename: initdb fills it in place.
-      const removed = await rmdir(dir).then(() => true, () => false);
+      const removed = await rmdir(dir).then(
+        () => true,
+        () => false,
+      );
       if (!removed) {
-        log.info({ dataDir: dir }, 'the embedded database directory is a mount point; creating the database with initdb');
+        log.info(
+          { dataDir: dir },
+          'the embedded database directory is a mount point; creating the database with initdb',
+        );
         return false;
       }
     }
@@ -100,7 +110,10 @@ export async function createFromTemplate(
     log.debug({ dataDir: dir, schemaVersion: meta.schemaVersion }, 'embedded database created from the template');
     return true;
   } catch (err) {
-    log.warn({ err, dataDir: dir }, 'could not create the embedded database from its template; creating it with initdb');
+    log.warn(
+      { err, dataDir: dir },
+      'could not create the embedded database from its template; creating it with initdb',
+    );
     await rm(staging, { recursive: true, force: true }).catch(() => {});
     return false;
   }
@@ -124,13 +137,15 @@ async function unpack(archive: string, root: string): Promise<void> {
   // Synchronous writes: this runs once, before the server listens, and a thousand awaited writes cost five times more.
   for await (const entry of entries) {
     const target = resolve(root, entry.header.name);
-    if (target !== root && !target.startsWith(root + sep)) throw new Error(`template entry outside the data directory: ${entry.header.name}`);
+    if (target !== root && !target.startsWith(root + sep))
+      throw new Error(`template entry outside the data directory: ${entry.header.name}`);
     if (entry.header.type === 'directory') {
       mkdirSync(target, { recursive: true });
       entry.resume();
       continue;
     }
-    if (entry.header.type !== 'file') throw new Error(`unexpected ${entry.header.type} in the template: ${entry.header.name}`);
+    if (entry.header.type !== 'file')
+      throw new Error(`unexpected ${entry.header.type} in the template: ${entry.header.name}`);
     const parts: Buffer[] = [];
     for await (const chunk of entry) parts.push(chunk as Buffer);
     writeFileSync(target, Buffer.concat(parts), { mode: 0o600 });

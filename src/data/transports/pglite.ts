@@ -87,9 +87,5 @@ export async function openPglite(dataDir: string | undefined): Promise<SqlClient
   const nested = (): never => {
     throw new Error('nested transactions are not supported');
   };
-  return wrap(
-    db,
-    (fn) => db.transaction((tx) => fn(wrap(tx, nested, close))),
-    close,
-  );
+  return wrap(db, (fn) => db.transaction((tx) => fn(wrap(tx, nested, close))), close);
 }

@@ -7,7 +7,11 @@ import { sqlStateOf, TransportError, type SqlClient, type Transport, type Transp
  * parameters. Aggregating to JSON in SQL makes PGlite and `pg` return exactly what
  * PostgREST returns for Supabase: one row shape for all three transports.
  */
-export function buildRpcQuery(fn: SqlFunctionName, args: Record<string, unknown>, discardRows = false): { text: string; params: unknown[] } {
+export function buildRpcQuery(
+  fn: SqlFunctionName,
+  args: Record<string, unknown>,
+  discardRows = false,
+): { text: string; params: unknown[] } {
   const spec = ALL_FUNCTIONS[fn];
   const named: string[] = [];
   const params: unknown[] = [];
@@ -22,7 +26,9 @@ export function buildRpcQuery(fn: SqlFunctionName, args: Record<string, unknown>
   const call = `public.${fn}(${named.join(', ')})`;
   return {
     // The subquery names the columns: a one-column `returns table` still yields objects.
-    text: discardRows ? `select from ${call}` : `select coalesce(json_agg(r), '[]'::json) as rows from (select * from ${call}) as r`,
+    text: discardRows
+      ? `select from ${call}`
+      : `select coalesce(json_agg(r), '[]'::json) as rows from (select * from ${call}) as r`,
     params,
   };
 }

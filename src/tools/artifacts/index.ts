@@ -20,13 +20,27 @@ const PREVIEW_CHARS = 600;
 
 const input = z.object({
   type: z.enum(ARTIFACT_TYPES).describe('react: one JSX component; html: a full page'),
-  title: z.string().trim().min(1, 'give the artifact a title').max(100, 'keep the title to 100 characters').describe('Short title'),
-  request: z.string().trim().min(1).max(4_000).optional().describe('What to build, in detail: the code is written from it and streamed to the user'),
+  title: z
+    .string()
+    .trim()
+    .min(1, 'give the artifact a title')
+    .max(100, 'keep the title to 100 characters')
+    .describe('Short title'),
+  request: z
+    .string()
+    .trim()
+    .min(1)
+    .max(4_000)
+    .optional()
+    .describe('What to build, in detail: the code is written from it and streamed to the user'),
   code: z
     .string()
     .trim()
     .min(1, 'code is empty')
-    .max(MAX_CODE_CHARS, `code is longer than ${MAX_CODE_CHARS.toLocaleString('en')} characters: make it smaller or split it`)
+    .max(
+      MAX_CODE_CHARS,
+      `code is longer than ${MAX_CODE_CHARS.toLocaleString('en')} characters: make it smaller or split it`,
+    )
     .optional()
     .describe('Only to deliver code already written in this conversation, without fences'),
 });
@@ -85,11 +99,18 @@ export function createArtifactTools(config?: Partial<Pick<Config, 'ARTIFACT_MODE
         });
         code = written.content;
         usage = written.usage;
-        if (code.length > MAX_CODE_CHARS) throw new ToolError(`The written ${type} is longer than ${MAX_CODE_CHARS.toLocaleString('en')} characters: ask for something smaller.`);
-        if (written.finishReason === 'length') throw new ToolError(`The ${type} was cut off at the length limit: ask for something smaller, or split it.`);
+        if (code.length > MAX_CODE_CHARS)
+          throw new ToolError(
+            `The written ${type} is longer than ${MAX_CODE_CHARS.toLocaleString('en')} characters: ask for something smaller.`,
+          );
+        if (written.finishReason === 'length')
+          throw new ToolError(`The ${type} was cut off at the length limit: ask for something smaller, or split it.`);
       }
       const checked = checkArtifact(type, code);
-      if (!checked.ok) throw new ToolError(`Invalid ${type} artifact: ${checked.problem}. Fix the code and call generate_artifact again.`);
+      if (!checked.ok)
+        throw new ToolError(
+          `Invalid ${type} artifact: ${checked.problem}. Fix the code and call generate_artifact again.`,
+        );
       const { ext, mime } = ARTIFACT_FILES[type];
       const name = `${fileSlug(title, 'artifact')}.${ext}`;
       const data = new TextEncoder().encode(checked.code);

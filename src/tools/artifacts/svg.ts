@@ -47,7 +47,10 @@ export function checkSvg(code: string): SvgCheck {
     }
     if (tag.closing) {
       const open = stack.pop();
-      if (open !== tag.name) return fail(open ? `svg tags do not match: <${open}> closed by </${tag.name}>` : `svg has a stray </${tag.name}>`);
+      if (open !== tag.name)
+        return fail(
+          open ? `svg tags do not match: <${open}> closed by </${tag.name}>` : `svg has a stray </${tag.name}>`,
+        );
     } else if (!tag.selfClosing) {
       stack.push(tag.name);
     }
@@ -68,7 +71,8 @@ function skipMarkup(code: string, lt: number, insideRoot: boolean): number | str
     return end < 0 ? `svg has an unclosed ${what}` : end + close.length;
   };
   if (code.startsWith('<!--', lt)) return until('-->', lt + 4, 'comment');
-  if (code.startsWith('<![CDATA[', lt)) return insideRoot ? until(']]>', lt + 9, 'CDATA section') : 'svg has CDATA outside the <svg> element';
+  if (code.startsWith('<![CDATA[', lt))
+    return insideRoot ? until(']]>', lt + 9, 'CDATA section') : 'svg has CDATA outside the <svg> element';
   if (code.startsWith('<?', lt)) return until('?>', lt + 2, 'processing instruction');
   if (code.startsWith('<!', lt)) {
     if (insideRoot) return 'svg has a DOCTYPE inside the <svg> element';
@@ -97,7 +101,14 @@ function readTag(code: string, lt: number): Tag | string {
       j = close + 1;
     } else if (c === '>' || (c === '/' && code[j + 1] === '>')) {
       const selfClosing = c === '/';
-      return { name, closing, selfClosing, start: lt, end: j + (selfClosing ? 2 : 1), attributes: code.slice(attrStart, j) };
+      return {
+        name,
+        closing,
+        selfClosing,
+        start: lt,
+        end: j + (selfClosing ? 2 : 1),
+        attributes: code.slice(attrStart, j),
+      };
     } else if (c === '<') {
       break;
     } else {

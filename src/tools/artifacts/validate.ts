@@ -20,10 +20,35 @@ export const ARTIFACT_FILES: Record<ArtifactType, { ext: string; mime: string }>
 
 /** The diagram types Mermaid 11 knows; a diagram must start with one of them. */
 export const MERMAID_KEYWORDS = [
-  'graph', 'flowchart', 'sequenceDiagram', 'classDiagram', 'stateDiagram', 'stateDiagram-v2', 'erDiagram',
-  'journey', 'gantt', 'pie', 'quadrantChart', 'requirementDiagram', 'gitGraph', 'C4Context', 'C4Container',
-  'C4Component', 'C4Dynamic', 'C4Deployment', 'mindmap', 'timeline', 'zenuml', 'sankey-beta', 'xychart-beta',
-  'block-beta', 'packet-beta', 'kanban', 'architecture-beta', 'radar-beta', 'treemap-beta',
+  'graph',
+  'flowchart',
+  'sequenceDiagram',
+  'classDiagram',
+  'stateDiagram',
+  'stateDiagram-v2',
+  'erDiagram',
+  'journey',
+  'gantt',
+  'pie',
+  'quadrantChart',
+  'requirementDiagram',
+  'gitGraph',
+  'C4Context',
+  'C4Container',
+  'C4Component',
+  'C4Dynamic',
+  'C4Deployment',
+  'mindmap',
+  'timeline',
+  'zenuml',
+  'sankey-beta',
+  'xychart-beta',
+  'block-beta',
+  'packet-beta',
+  'kanban',
+  'architecture-beta',
+  'radar-beta',
+  'treemap-beta',
 ];
 
 export type Checked = { ok: true; code: string } | { ok: false; problem: string };
@@ -41,7 +66,9 @@ export function checkArtifact(type: ArtifactType, raw: string): Checked {
     case 'react':
       return checkReact(code);
     case 'html':
-      return /<([a-z][a-z0-9-]*)(\s[^<>]*)?\/?>/i.test(code) ? { ok: true, code } : { ok: false, problem: 'html code contains no HTML element' };
+      return /<([a-z][a-z0-9-]*)(\s[^<>]*)?\/?>/i.test(code)
+        ? { ok: true, code }
+        : { ok: false, problem: 'html code contains no HTML element' };
     case 'svg':
       return checkSvg(code);
     case 'mermaid':
@@ -52,11 +79,14 @@ export function checkArtifact(type: ArtifactType, raw: string): Checked {
 }
 
 function checkReact(code: string): Checked {
-  if (/^(<!doctype html|<html[\s>])/i.test(code)) return { ok: false, problem: 'this is an HTML document: use type "html"' };
+  if (/^(<!doctype html|<html[\s>])/i.test(code))
+    return { ok: false, problem: 'this is an HTML document: use type "html"' };
   if (/^<svg[\s>]/i.test(code)) return { ok: false, problem: 'this is an SVG image: use type "svg"' };
   const component = /\bexport\s+default\b|\bfunction\s+[A-Z]\w*\s*\(|\b(?:const|let|var)\s+[A-Z]\w*\s*=/.test(code);
-  if (!component) return { ok: false, problem: 'react code must define a component (e.g. `export default function App() { … }`)' };
-  if (!/<[A-Za-z>]|createElement\(/.test(code)) return { ok: false, problem: 'react code renders nothing: return JSX from the component' };
+  if (!component)
+    return { ok: false, problem: 'react code must define a component (e.g. `export default function App() { … }`)' };
+  if (!/<[A-Za-z>]|createElement\(/.test(code))
+    return { ok: false, problem: 'react code renders nothing: return JSX from the component' };
   return { ok: true, code };
 }
 
@@ -72,8 +102,10 @@ function checkMermaid(code: string): Checked {
   const first = lines.slice(i).find((l) => l !== '' && !l.startsWith('%%'));
   const keyword = first?.split(/[\s:;{]/, 1)[0] ?? '';
   if (!MERMAID_KEYWORDS.includes(keyword)) {
-    return { ok: false, problem: `mermaid code must start with a diagram type (e.g. flowchart TD, sequenceDiagram), not "${truncate(first ?? '', 40)}"` };
+    return {
+      ok: false,
+      problem: `mermaid code must start with a diagram type (e.g. flowchart TD, sequenceDiagram), not "${truncate(first ?? '', 40)}"`,
+    };
   }
   return { ok: true, code };
 }
-

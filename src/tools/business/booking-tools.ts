@@ -32,7 +32,12 @@ export function createBookingTools(env: BusinessEnv) {
         key: cacheKey(ctx.tenant, 'latest-booking', digits.slice(-9)),
         ttlMs: env.bookingTtlMs,
         size: (r) => r.length,
-        load: () => ctx.data.call('get_latest_booking', { ...scopeArgs(ctx.tenant), customer_phone: phone, limit: 1 }, bookingRow),
+        load: () =>
+          ctx.data.call(
+            'get_latest_booking',
+            { ...scopeArgs(ctx.tenant), customer_phone: phone, limit: 1 },
+            bookingRow,
+          ),
       });
       if (!rows.ok) return troubleOutput('booking');
       const [booking] = rows.value;
@@ -92,7 +97,10 @@ function bookingOutput(b: Booking, heading: string): ToolOutput {
   return {
     content,
     summary: `${heading} ${b.reference} (${b.status})`,
-    blocks: [{ type: 'header', text: `${heading} ${b.reference}` }, { type: 'fields', fields }],
+    blocks: [
+      { type: 'header', text: `${heading} ${b.reference}` },
+      { type: 'fields', fields },
+    ],
     // Two bookings looked up in one turn show two cards.
     blocksKey: `booking:${b.booking_id}`,
   };

@@ -20,7 +20,8 @@ export function createCatalogueTools(env: BusinessEnv) {
       if (rows.value.length === 0) return { content: `No services are listed for ${name}.` };
       const count = `${rows.value.length} ${rows.value.length === 1 ? 'service' : 'services'}`;
       const lines = rows.value.map(
-        (s) => `- ${s.name}${s.category ? ` (${s.category})` : ''}: ${formatMinutes(s.duration_minutes)}, price ${formatPrice(s.price)}${s.description ? `. ${s.description}` : ''}`,
+        (s) =>
+          `- ${s.name}${s.category ? ` (${s.category})` : ''}: ${formatMinutes(s.duration_minutes)}, price ${formatPrice(s.price)}${s.description ? `. ${s.description}` : ''}`,
       );
       return {
         content: [`${count} at ${name} (prices as listed, no currency given):`, ...lines].join('\n'),
@@ -30,7 +31,12 @@ export function createCatalogueTools(env: BusinessEnv) {
             type: 'table',
             caption: `Services at ${name}`,
             columns: ['Service', 'Duration', 'Price', 'Details'],
-            rows: rows.value.map((s) => [s.name, formatMinutes(s.duration_minutes), formatPrice(s.price), s.description ?? '']),
+            rows: rows.value.map((s) => [
+              s.name,
+              formatMinutes(s.duration_minutes),
+              formatPrice(s.price),
+              s.description ?? '',
+            ]),
           },
         ],
       };

@@ -3,7 +3,17 @@ import { formatMinutes, hoursByDay } from './format.js';
 import { hasBusiness, loadHours, loadProfile, loadServices, tenantKey, type BusinessEnv } from './scope.js';
 
 /** Seed 004's suggested policy and FAQ topics, unless the tenant's ai_config lists its own. */
-export const DEFAULT_TOPICS = ['cancellation', 'reschedule', 'late arrival', 'deposits', 'refunds', 'pricing', 'hours', 'location', 'parking'];
+export const DEFAULT_TOPICS = [
+  'cancellation',
+  'reschedule',
+  'late arrival',
+  'deposits',
+  'refunds',
+  'pricing',
+  'hours',
+  'location',
+  'parking',
+];
 const MAX_SERVICES_LISTED = 12;
 
 /**
@@ -19,20 +29,33 @@ export async function businessContext(env: BusinessEnv, ctx: OfferContext): Prom
   return built.text;
 }
 
-async function buildContext(env: BusinessEnv, ctx: OfferContext): Promise<{ text: string | undefined; complete: boolean }> {
+async function buildContext(
+  env: BusinessEnv,
+  ctx: OfferContext,
+): Promise<{ text: string | undefined; complete: boolean }> {
   if (!(await hasBusiness(env, ctx))) return { text: undefined, complete: true };
   const now = Date.now();
-  const [profile, services, hours] = await Promise.all([loadProfile(env, ctx, now, 'context'), loadServices(env, ctx, now, 'context'), loadHours(env, ctx, now, 'context')]);
+  const [profile, services, hours] = await Promise.all([
+    loadProfile(env, ctx, now, 'context'),
+    loadServices(env, ctx, now, 'context'),
+    loadHours(env, ctx, now, 'context'),
+  ]);
   const complete = profile.ok && services.ok && hours.ok;
   const name = profile.ok && profile.value ? profile.value.name : 'the business';
   const lines = [`You answer questions about ${name} for its team and customers.`];
   if (services.ok && services.value.length) {
-    const listed = services.value.slice(0, MAX_SERVICES_LISTED).map((s) => `${s.name}${s.duration_minutes ? ` (${formatMinutes(s.duration_minutes)})` : ''}`);
+    const listed = services.value
+      .slice(0, MAX_SERVICES_LISTED)
+      .map((s) => `${s.name}${s.duration_minutes ? ` (${formatMinutes(s.duration_minutes)})` : ''}`);
     const more = services.value.length - listed.length;
     lines.push(`Services: ${listed.join(', ')}${more > 0 ? ` and ${more} more` : ''}.`);
   }
   if (hours.ok && hours.value.length) {
-    lines.push(`Working hours (${hours.value[0]?.timezone ?? 'local time'}): ${hoursByDay(hours.value).map((d) => `${d.day} ${d.hours}`).join('; ')}.`);
+    lines.push(
+      `Working hours (${hours.value[0]?.timezone ?? 'local time'}): ${hoursByDay(hours.value)
+        .map((d) => `${d.day} ${d.hours}`)
+        .join('; ')}.`,
+    );
   }
   const topics = aiTopics(ctx.tenant.settings) ?? DEFAULT_TOPICS;
   lines.push(
@@ -47,6 +70,8 @@ function aiTopics(settings: Record<string, unknown>): string[] | undefined {
   if (!config || typeof config !== 'object') return undefined;
   const topics = (config as { topics?: unknown }).topics;
   if (!Array.isArray(topics)) return undefined;
-  const clean = topics.filter((t): t is string => typeof t === 'string' && t.trim().length > 0 && t.length <= 40).slice(0, 20);
+  const clean = topics
+    .filter((t): t is string => typeof t === 'string' && t.trim().length > 0 && t.length <= 40)
+    .slice(0, 20);
   return clean.length ? clean : undefined;
 }

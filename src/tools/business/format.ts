@@ -11,7 +11,13 @@ export function formatMinutes(minutes: number | null): string {
   return minutes === null ? '—' : `${minutes} min`;
 }
 
-const localDate = new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+const localDate = new Intl.DateTimeFormat('en-GB', {
+  weekday: 'short',
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  timeZone: 'UTC',
+});
 
 /** `2026-12-21 10:30` (already in the business's time zone) → `Mon, 21 Dec 2026, 10:30`. */
 export function formatLocal(bookingLocal: string): string {

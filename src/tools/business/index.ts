@@ -37,13 +37,21 @@ export function createBusinessTools(config: Config, opts: BusinessToolOptions = 
   const referenceTtlMs = opts.referenceTtlMs ?? REFERENCE_TTL_MS;
   const env = {
     lookups: createBusinessLookups(settings),
-    perTenant: { hasBusiness: createTenantCache<boolean>(referenceTtlMs), context: createTenantCache<{ text: string | undefined; complete: boolean }>(referenceTtlMs) },
+    perTenant: {
+      hasBusiness: createTenantCache<boolean>(referenceTtlMs),
+      context: createTenantCache<{ text: string | undefined; complete: boolean }>(referenceTtlMs),
+    },
     referenceTtlMs,
     bookingTtlMs: opts.bookingTtlMs ?? BOOKING_TTL_MS,
     // The lookups give up first (per call and per turn), so the user gets the fallback rather than a generic timeout.
     timeoutMs: Math.min(config.TOOL_TIMEOUT_MS, settings.turnBudgetMs + 1_000),
   };
-  const lookups: AnyTool[] = [...createCatalogueTools(env), createAvailabilityTool(env), ...createKnowledgeTools(env), ...createBookingTools(env)].map((tool: AnyTool, i): AnyTool => ({
+  const lookups: AnyTool[] = [
+    ...createCatalogueTools(env),
+    createAvailabilityTool(env),
+    ...createKnowledgeTools(env),
+    ...createBookingTools(env),
+  ].map((tool: AnyTool, i): AnyTool => ({
     ...tool,
     // Every lookup tool's call counts against the turn's cap, here, in one place.
     async run(input: Record<string, unknown>, ctx) {

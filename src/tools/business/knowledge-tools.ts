@@ -8,18 +8,19 @@ import { cacheKey, hasBusiness, scopeArgs, type BusinessEnv } from './scope.js';
 
 /** Required (seed 004): a topic string; "all" lists every entry. */
 const topic = (examples: string) =>
-  z
-    .string()
-    .trim()
-    .min(1)
-    .max(80)
-    .describe(`e.g. ${examples}; "all" lists everything`);
+  z.string().trim().min(1).max(80).describe(`e.g. ${examples}; "all" lists everything`);
 
 const ALL = /^(all|any|everything|\*)$/i;
 const topicOrAll = (t: string): string | undefined => (ALL.test(t) ? undefined : t);
 
 /** Matches the SQL's topic key: 'Late-Arrival' and 'late arrival' are one cache entry. */
-const topicKey = (t: string | undefined) => (t ? t.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim() || '*' : '*');
+const topicKey = (t: string | undefined) =>
+  t
+    ? t
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, ' ')
+        .trim() || '*'
+    : '*';
 
 /** `get_policies` and `get_faqs`: the business's rules and answers, matched by topic. */
 export function createKnowledgeTools(env: BusinessEnv) {
@@ -42,12 +43,28 @@ export function createKnowledgeTools(env: BusinessEnv) {
         });
       const rows = await load(topicOrAll(topic));
       if (!rows.ok) return troubleOutput('policies');
-      if (rows.value.length === 0) return noMatch('policy', topicOrAll(topic), () => load(undefined), (r) => r.map((p) => p.topic));
+      if (rows.value.length === 0)
+        return noMatch(
+          'policy',
+          topicOrAll(topic),
+          () => load(undefined),
+          (r) => r.map((p) => p.topic),
+        );
       const found = rows.value;
       return {
         content: found.map((p) => `${p.title} [${topicLabel(p.topic)}]: ${p.content}`).join('\n'),
         summary: `${found.length} ${found.length === 1 ? 'policy' : 'policies'}`,
-        blocks: [{ type: 'cards', cards: found.map((p): Card => ({ title: p.title, subtitle: topicLabel(p.topic), fields: [], body: p.content })) }],
+        blocks: [
+          {
+            type: 'cards',
+            cards: found.map((p): Card => ({
+              title: p.title,
+              subtitle: topicLabel(p.topic),
+              fields: [],
+              body: p.content,
+            })),
+          },
+        ],
       };
     },
   });
@@ -67,16 +84,33 @@ export function createKnowledgeTools(env: BusinessEnv) {
           key: cacheKey(ctx.tenant, 'faqs', topicKey(t)),
           ttlMs: env.referenceTtlMs,
           size: (r) => r.length,
-          load: () => ctx.data.call('get_faqs', { ...scopeArgs(ctx.tenant), topic: t ?? null, limit: t ? 5 : 30 }, faqRow),
+          load: () =>
+            ctx.data.call('get_faqs', { ...scopeArgs(ctx.tenant), topic: t ?? null, limit: t ? 5 : 30 }, faqRow),
         });
       const rows = await load(topicOrAll(topic));
       if (!rows.ok) return troubleOutput('FAQs');
-      if (rows.value.length === 0) return noMatch('FAQ', topicOrAll(topic), () => load(undefined), (r) => r.map((f) => f.topic));
+      if (rows.value.length === 0)
+        return noMatch(
+          'FAQ',
+          topicOrAll(topic),
+          () => load(undefined),
+          (r) => r.map((f) => f.topic),
+        );
       const found = rows.value;
       return {
         content: found.map((f) => `Q: ${f.question}\nA: ${f.answer}`).join('\n'),
         summary: `${found.length} ${found.length === 1 ? 'FAQ' : 'FAQs'}`,
-        blocks: [{ type: 'cards', cards: found.map((f): Card => ({ title: f.question, subtitle: topicLabel(f.topic), fields: [], body: f.answer })) }],
+        blocks: [
+          {
+            type: 'cards',
+            cards: found.map((f): Card => ({
+              title: f.question,
+              subtitle: topicLabel(f.topic),
+              fields: [],
+              body: f.answer,
+            })),
+          },
+        ],
       };
     },
   });

@@ -70,7 +70,10 @@ export function createBusinessLookups(settings: LookupSettings): BusinessLookups
     const remaining = use ? settings.turnBudgetMs - (performance.now() - (use.startedAt ?? 0)) : settings.perCallMs;
     if (remaining <= 0) {
       metrics.businessLookups.inc({ tool: req.tool, result: 'fallback' });
-      ctx.log.warn({ tool: req.tool, fn: req.fn, reason: 'turn_budget', budgetMs: settings.turnBudgetMs }, 'business lookup failed');
+      ctx.log.warn(
+        { tool: req.tool, fn: req.fn, reason: 'turn_budget', budgetMs: settings.turnBudgetMs },
+        'business lookup failed',
+      );
       return { ok: false, reason: 'turn_budget' };
     }
     const started = performance.now();
@@ -88,7 +91,10 @@ export function createBusinessLookups(settings: LookupSettings): BusinessLookups
       }
       cacheSet(ctx.state, req.key, value, req.ttlMs, now);
       metrics.businessLookups.inc({ tool: req.tool, result: 'load' });
-      ctx.log.info({ tool: req.tool, fn: req.fn, latencyMs: latency(), rows: req.size(value), cached: false }, 'business lookup');
+      ctx.log.info(
+        { tool: req.tool, fn: req.fn, latencyMs: latency(), rows: req.size(value), cached: false },
+        'business lookup',
+      );
       return { ok: true, value };
     } catch (err) {
       const reason = err instanceof DataError ? err.code : 'error';

@@ -12,7 +12,10 @@ export interface BusinessEnv {
    * context built from its profile, services and hours. Every new thread would otherwise read
    * the same three rows again (1,000 new threads: 3,000 reads).
    */
-  perTenant: { hasBusiness: TenantCache<boolean>; context: TenantCache<{ text: string | undefined; complete: boolean }> };
+  perTenant: {
+    hasBusiness: TenantCache<boolean>;
+    context: TenantCache<{ text: string | undefined; complete: boolean }>;
+  };
   /** Services, hours, policies, FAQs: they change rarely. */
   referenceTtlMs: number;
   /** Bookings change status during the day: a short TTL. */
@@ -39,7 +42,12 @@ export function cacheKey(tenant: Tenant, ...parts: string[]): string {
 }
 
 /** The tenant's business (name and time zone), or null when it has none. */
-export function loadProfile(env: BusinessEnv, ctx: OfferContext, now: number, tool: string): Promise<LookupResult<BusinessProfile | null>> {
+export function loadProfile(
+  env: BusinessEnv,
+  ctx: OfferContext,
+  now: number,
+  tool: string,
+): Promise<LookupResult<BusinessProfile | null>> {
   return env.lookups.run(ctx, now, {
     tool,
     fn: 'get_business',
@@ -80,11 +88,13 @@ export function loadHours(env: BusinessEnv, ctx: OfferContext, now: number, tool
 /** Business tools are offered only to a tenant that has a business (a failed read is not remembered). */
 export async function hasBusiness(env: BusinessEnv, ctx: OfferContext): Promise<boolean> {
   if (ctx.tenant.businessId) return true;
-  return env.perTenant.hasBusiness.get(tenantKey(ctx.tenant), async () => {
-    const profile = await loadProfile(env, ctx, Date.now(), 'offer');
-    if (!profile.ok) throw new Error('the business profile could not be read');
-    return profile.value !== null;
-  }).catch(() => false);
+  return env.perTenant.hasBusiness
+    .get(tenantKey(ctx.tenant), async () => {
+      const profile = await loadProfile(env, ctx, Date.now(), 'offer');
+      if (!profile.ok) throw new Error('the business profile could not be read');
+      return profile.value !== null;
+    })
+    .catch(() => false);
 }
 
 /** The per-tenant cache key: the tenant and the business it answers for. */

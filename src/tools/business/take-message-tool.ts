@@ -27,19 +27,32 @@ export function createTakeMessageTool(env: BusinessEnv) {
       try {
         const [row] = await ctx.data.call(
           'take_message',
-          { ...scopeArgs(ctx.tenant), name, contact, message, platform: ctx.message.platform, user_id: ctx.message.userId },
+          {
+            ...scopeArgs(ctx.tenant),
+            name,
+            contact,
+            message,
+            platform: ctx.message.platform,
+            user_id: ctx.message.userId,
+          },
           takenMessageRow,
         );
         ctx.log.info({ tool: 'take_message', messageId: row?.message_id }, 'message taken for the business');
         return {
           content: `Message saved for the business (reference ${row?.message_id.slice(0, 8)}). Tell the user it was passed on and someone will get back to them at ${contact}.`,
           summary: 'Message taken',
-          blocks: [{ type: 'context', items: [`✉️ Message passed on for ${name}: we’ll get back to you at ${contact}.`] }],
+          blocks: [
+            { type: 'context', items: [`✉️ Message passed on for ${name}: we’ll get back to you at ${contact}.`] },
+          ],
           data: { takenMessage: { id: row?.message_id, createdAt: row?.created_at } },
         };
       } catch (err) {
         ctx.log.warn({ err, code: err instanceof DataError ? err.code : undefined }, 'could not take a message');
-        return { content: 'Error: the message could not be saved. Do not retry; apologise and ask the user to contact the business directly.', summary: 'Message not saved' };
+        return {
+          content:
+            'Error: the message could not be saved. Do not retry; apologise and ask the user to contact the business directly.',
+          summary: 'Message not saved',
+        };
       }
     },
   });

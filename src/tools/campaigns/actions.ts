@@ -54,5 +54,8 @@ function clearFilters(scope: TurnScope): Reply {
   const labels = describeFilters(state.filters, scope.now());
   writeCampaignState(scope.state, { ...state, filters: {} });
   scope.log.info({ action: CLEAR_ACTION, cleared: labels.length }, 'campaign filters cleared');
-  return { text: `Cleared the campaign filters (${labels.join(' · ')}). New searches cover all campaigns.`, blocks: [] };
+  return {
+    text: `Cleared the campaign filters (${labels.join(' · ')}). New searches cover all campaigns.`,
+    blocks: [],
+  };
 }

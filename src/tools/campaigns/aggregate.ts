@@ -64,7 +64,13 @@ export function aggregateTool(): AnyTool {
       if (!sql.ok) throw new ToolError(sql.error);
       const rows = resolved.impossible.length
         ? []
-        : await guard(ctx, () => ctx.data.call('aggregate_campaigns', { group_by: groupBy, ...sql.args, limit: top ?? DEFAULT_TOP }, aggregationRow));
+        : await guard(ctx, () =>
+            ctx.data.call(
+              'aggregate_campaigns',
+              { group_by: groupBy, ...sql.args, limit: top ?? DEFAULT_TOP },
+              aggregationRow,
+            ),
+          );
       // The filters stay active for follow-ups ("now only the email ones").
       writeCampaignState(ctx.state, { ...saved, filters: resolved.filters });
 
@@ -77,23 +83,42 @@ export function aggregateTool(): AnyTool {
       };
       const label = LABEL[groupBy];
       const filterLabels = describeFilters(resolved.filters, today);
-      const notes = resolved.unknown.map((u) => `${u.values.map((v) => `"${v}"`).join(', ')} matches no campaign, so it was not applied; known values: ${u.known.join(', ')}.`);
-      ctx.log.info({ tool: 'aggregate_campaigns', groupBy, total: aggregation.total, groups: aggregation.groups }, 'campaign aggregation');
+      const notes = resolved.unknown.map(
+        (u) =>
+          `${u.values.map((v) => `"${v}"`).join(', ')} matches no campaign, so it was not applied; known values: ${u.known.join(', ')}.`,
+      );
+      ctx.log.info(
+        { tool: 'aggregate_campaigns', groupBy, total: aggregation.total, groups: aggregation.groups },
+        'campaign aggregation',
+      );
       if (aggregation.total === 0) {
         return {
-          content: [`No campaigns match${filterLabels.length ? ` (filters: ${filterLabels.join('; ')})` : ''}, so there is nothing to count.`, ...notes].join('\n'),
+          content: [
+            `No campaigns match${filterLabels.length ? ` (filters: ${filterLabels.join('; ')})` : ''}, so there is nothing to count.`,
+            ...notes,
+          ].join('\n'),
           summary: 'No campaigns to count',
           data: { aggregation },
         };
       }
       const share = (n: number) => `${Math.round((100 * n) / aggregation.total)}%`;
-      const shown = rows.length < aggregation.groups ? `the top ${rows.length} of ${aggregation.groups} ${label.toLowerCase()} groups` : `${aggregation.groups} ${label.toLowerCase()} group${aggregation.groups === 1 ? '' : 's'}`;
+      const shown =
+        rows.length < aggregation.groups
+          ? `the top ${rows.length} of ${aggregation.groups} ${label.toLowerCase()} groups`
+          : `${aggregation.groups} ${label.toLowerCase()} group${aggregation.groups === 1 ? '' : 's'}`;
       const head =
         `${aggregation.total} campaign${aggregation.total === 1 ? '' : 's'} matched${filterLabels.length ? ` (filters: ${filterLabels.join('; ')})` : ''}; ` +
         `counted by ${label.toLowerCase()}, ${shown}${groupBy === 'value_prop' ? ' (a campaign counts under each of its value props, so shares can add up to more than 100%)' : ''}:`;
-      const lines = aggregation.rows.map((r, i) => `${i + 1}. ${r.value ?? NONE}: ${r.campaigns} (${share(r.campaigns)})`);
+      const lines = aggregation.rows.map(
+        (r, i) => `${i + 1}. ${r.value ?? NONE}: ${r.campaigns} (${share(r.campaigns)})`,
+      );
       return {
-        content: [head, ...lines, ...notes, 'The user sees this as a table: summarise the main point instead of listing every row.'].join('\n'),
+        content: [
+          head,
+          ...lines,
+          ...notes,
+          'The user sees this as a table: summarise the main point instead of listing every row.',
+        ].join('\n'),
         summary: `${aggregation.total} campaigns by ${label.toLowerCase()}`,
         blocksKey: 'aggregation',
         blocks: [

@@ -19,7 +19,12 @@ export function campaignCard(c: Campaign): Card {
     ...(c.offer ? [{ label: 'Offer', value: clip(c.offer, 150) }] : []),
     ...(c.key_value_props.length ? [{ label: 'Value props', value: clip(c.key_value_props.join(', '), 150) }] : []),
     ...(c.imagery_sentiment || c.imagery_visual_style
-      ? [{ label: 'Sentiment · style', value: [c.imagery_sentiment, c.imagery_visual_style].filter(Boolean).join(' · ') }]
+      ? [
+          {
+            label: 'Sentiment · style',
+            value: [c.imagery_sentiment, c.imagery_visual_style].filter(Boolean).join(' · '),
+          },
+        ]
       : []),
   ];
   return {
@@ -51,10 +56,16 @@ export function campaignPage(opts: PageOptions): Block[] {
 
   const buttons: Button[] = [];
   if (next < campaigns.length) {
-    buttons.push({ actionId: MORE_ACTION, label: `Show more (${campaigns.length - next} left)`, value: `${opts.resultId}:${next}` });
+    buttons.push({
+      actionId: MORE_ACTION,
+      label: `Show more (${campaigns.length - next} left)`,
+      value: `${opts.resultId}:${next}`,
+    });
   }
   if (opts.canClear) buttons.push({ actionId: CLEAR_ACTION, label: 'Clear filters', value: opts.resultId });
-  (opts.suggestions ?? []).slice(0, 3).forEach((s, i) => buttons.push({ actionId: `suggest.${i + 1}`, label: clip(s, LABEL_CHARS), value: s }));
+  (opts.suggestions ?? [])
+    .slice(0, 3)
+    .forEach((s, i) => buttons.push({ actionId: `suggest.${i + 1}`, label: clip(s, LABEL_CHARS), value: s }));
   if (buttons.length) blocks.push({ type: 'buttons', buttons });
 
   const context: string[] = [];

@@ -27,7 +27,10 @@ export type DateRangeResult = { ok: true; bounds: DateBounds } | { ok: false; er
 /** Resolves a date_range spec against `today` (UTC). Never throws. */
 export function parseDateRange(spec: string, today: Date): DateRangeResult {
   const raw = spec.trim().toLowerCase();
-  const fail = (): DateRangeResult => ({ ok: false, error: `date_range "${spec.slice(0, 40)}" is not understood. ${DATE_RANGE_HELP}` });
+  const fail = (): DateRangeResult => ({
+    ok: false,
+    error: `date_range "${spec.slice(0, 40)}" is not understood. ${DATE_RANGE_HELP}`,
+  });
   if (!raw) return fail();
   const end = isoDay(today);
 
@@ -37,13 +40,21 @@ export function parseDateRange(spec: string, today: Date): DateRangeResult {
     const from = left ? calendarSpan(left) : undefined;
     const to = right ? calendarSpan(right) : undefined;
     if ((left && !from) || (right && !to)) return fail();
-    if (from && to && from.from > to.to) return { ok: false, error: `date_range "${spec.slice(0, 40)}" ends before it starts.` };
+    if (from && to && from.from > to.to)
+      return { ok: false, error: `date_range "${spec.slice(0, 40)}" ends before it starts.` };
     return { ok: true, bounds: withLabel(from?.from, to?.to) };
   }
 
   const words = raw.replace(/[\s-]+/g, '_');
   if (words === 'recent' || words === 'recently' || words === 'latest') {
-    return { ok: true, bounds: { from: daysBefore(today, RECENT_DAYS - 1), to: end, label: `recent: last ${RECENT_DAYS} days (${daysBefore(today, RECENT_DAYS - 1)} – ${end})` } };
+    return {
+      ok: true,
+      bounds: {
+        from: daysBefore(today, RECENT_DAYS - 1),
+        to: end,
+        label: `recent: last ${RECENT_DAYS} days (${daysBefore(today, RECENT_DAYS - 1)} – ${end})`,
+      },
+    };
   }
   if (words === 'today') return { ok: true, bounds: { from: end, to: end, label: `today (${end})` } };
   const last = /^(?:last|past)_(\d{1,4})_(day|week|month|year)s?$/.exec(words);
@@ -77,7 +88,12 @@ const NO_DATE = new Set(['', 'any', 'all', 'any_time', 'anytime', 'all_time']);
 
 /** `''` and `any` (in a follow-up) drop the date filter instead of setting one. */
 export function isNoDate(spec: string): boolean {
-  return NO_DATE.has(spec.trim().toLowerCase().replace(/[\s-]+/g, '_'));
+  return NO_DATE.has(
+    spec
+      .trim()
+      .toLowerCase()
+      .replace(/[\s-]+/g, '_'),
+  );
 }
 
 /** Whether a spec parses (for the zod refinement; the clock does not matter). */

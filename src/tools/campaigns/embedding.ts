@@ -29,7 +29,13 @@ export async function embedQuery(query: string, ctx: ToolContext, model: string 
     [vector] = await ctx.llm.embed([query], ctx.signal);
   } catch (err) {
     if (ctx.signal.aborted) throw err;
-    ctx.log.warn({ kind: err instanceof LlmError ? err.kind : 'unknown', status: err instanceof LlmError ? err.status : undefined }, 'query embedding failed; falling back to full-text search');
+    ctx.log.warn(
+      {
+        kind: err instanceof LlmError ? err.kind : 'unknown',
+        status: err instanceof LlmError ? err.status : undefined,
+      },
+      'query embedding failed; falling back to full-text search',
+    );
     return { ok: false, reason: 'the embedding service is unavailable' };
   }
   if (!vector?.length) return { ok: false, reason: 'the embedding service returned no vector' };

@@ -71,7 +71,12 @@ export function resolveFilterValues(filters: CampaignFilters, facets: Facets): R
       } else missing.push(value);
     }
     if (missing.length) {
-      unknown.push({ dimension: d.key, values: missing, known: known.slice(0, 25), elsewhere: otherDimensions(missing, d.key, facets) });
+      unknown.push({
+        dimension: d.key,
+        values: missing,
+        known: known.slice(0, 25),
+        elsewhere: otherDimensions(missing, d.key, facets),
+      });
     }
     const unique = [...new Set(resolved)];
     if (unique.length) out[d.key] = unique;
@@ -96,7 +101,9 @@ function otherDimensions(values: string[], own: ListDimension, facets: Facets): 
 }
 
 function matchKey(value: string): string {
-  return cleanText(value).toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+  return cleanText(value)
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
 function lookup(byKey: Map<string, string>, key: string): string | undefined {

@@ -79,7 +79,10 @@ export function withoutDimension(filters: CampaignFilters, dim: Dimension): Camp
 export type SqlFilterArgs = Omit<ReadFunctionArgs['filter_campaigns'], 'tenant_id' | 'limit'>;
 
 /** SQL arguments for the filters; a date_range that does not parse is an error for the model. */
-export function toSqlArgs(filters: CampaignFilters, today: Date): { ok: true; args: SqlFilterArgs; dates?: DateBounds } | { ok: false; error: string } {
+export function toSqlArgs(
+  filters: CampaignFilters,
+  today: Date,
+): { ok: true; args: SqlFilterArgs; dates?: DateBounds } | { ok: false; error: string } {
   const args: SqlFilterArgs = {};
   for (const d of LIST_DIMENSIONS) {
     const values = filters[d.key];

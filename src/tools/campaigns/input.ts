@@ -50,7 +50,10 @@ export const query = (description: string) =>
   z
     .string()
     .min(1)
-    .max(MAX_QUERY_CHARS, `The query is too long (over ${MAX_QUERY_CHARS} characters): use the key words or a short phrase.`)
+    .max(
+      MAX_QUERY_CHARS,
+      `The query is too long (over ${MAX_QUERY_CHARS} characters): use the key words or a short phrase.`,
+    )
     .describe(description);
 
 export const filterInput = z.object({
@@ -61,13 +64,16 @@ export const filterInput = z.object({
   company: values('Company or brand names'),
   date_range: dateRange.describe('recent (90 days), last_30_days, this_year, 2026-05, 2026-01-01..2026-03-31, or any'),
   has_offer: z.boolean().optional().describe('true: only campaigns with an offer'),
-  reset_filters: resetFilters.describe('Ignore earlier searches\' filters'),
+  reset_filters: resetFilters.describe("Ignore earlier searches' filters"),
   limit: limit.describe(`Default ${DEFAULT_LIMIT}`),
 });
 
 export const semanticInput = z.object({
   query: query('The idea or theme, in a few words'),
-  embedding_field: z.enum(['full', 'campaign_text']).optional().describe('campaign_text: match the ad copy only; default full (company, offer, props and copy)'),
+  embedding_field: z
+    .enum(['full', 'campaign_text'])
+    .optional()
+    .describe('campaign_text: match the ad copy only; default full (company, offer, props and copy)'),
   ...searchFilterFields,
 });
 

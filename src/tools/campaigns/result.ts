@@ -52,9 +52,18 @@ export function buildCampaignResult(
 
 /** `3. Northpeak Credit / Northpeak Cashback | Email | 2026-10-02 | Offer: … | Props: … | Playful, Minimalist | "…"` */
 export function summaryLine(c: Campaign, n: number): string {
-  const name = c.brand && c.brand !== c.company ? `${clip(c.company, NAME_CHARS)} / ${clip(c.brand, NAME_CHARS)}` : clip(c.company, NAME_CHARS);
-  const props = c.key_value_props.slice(0, PROPS_MAX).map((p) => clip(p, 30)).join(', ');
-  const look = [c.imagery_sentiment, c.imagery_visual_style].filter(Boolean).map((s) => clip(s ?? '', 30)).join(', ');
+  const name =
+    c.brand && c.brand !== c.company
+      ? `${clip(c.company, NAME_CHARS)} / ${clip(c.brand, NAME_CHARS)}`
+      : clip(c.company, NAME_CHARS);
+  const props = c.key_value_props
+    .slice(0, PROPS_MAX)
+    .map((p) => clip(p, 30))
+    .join(', ');
+  const look = [c.imagery_sentiment, c.imagery_visual_style]
+    .filter(Boolean)
+    .map((s) => clip(s ?? '', 30))
+    .join(', ');
   const parts = [
     `${n}. ${name}`,
     clip(c.channel, 30),
@@ -90,7 +99,10 @@ export interface ContentMeta {
  * The result and what the model reads: a header (count, order, filters, notes) and the
  * summary, which gets whatever the header leaves of the result budget.
  */
-export function campaignToolResult(campaigns: Campaign[], meta: ContentMeta): { result: CampaignResult; content: string } {
+export function campaignToolResult(
+  campaigns: Campaign[],
+  meta: ContentMeta,
+): { result: CampaignResult; content: string } {
   const header = resultHeader(campaigns.length, meta);
   const result = buildCampaignResult(campaigns, { maxTokens: RESULT_MAX_TOKENS - countTokens(header) - 1 });
   return { result, content: [header, result.summary_for_llm].filter(Boolean).join('\n') };

@@ -45,7 +45,11 @@ export interface SearchDeps {
 /** Campaigns for the given SQL filters and limit. */
 type Search = (filters: SqlFilterArgs, limit: number) => Promise<Campaign[]>;
 
-const ORDER: Record<SearchKind, string> = { filter: 'newest first', text: 'best match first', semantic: 'closest in meaning first' };
+const ORDER: Record<SearchKind, string> = {
+  filter: 'newest first',
+  text: 'best match first',
+  semantic: 'closest in meaning first',
+};
 /** How many campaigns a "what if this filter were dropped" probe counts up to. */
 const PROBE_LIMIT = 50;
 
@@ -81,7 +85,9 @@ export async function runCampaignSearch(req: SearchRequest, ctx: ToolContext, de
     ({ kind, search } = chosen);
     campaigns = await guard(ctx, () => chosen.search(sql.args, req.limit));
     if (campaigns.length === 0 && kind === 'semantic' && !(await anyEmbeddings(ctx))) {
-      notes.push('No campaign has an embedding yet (an admin runs `npm run db:embed`); these are full-text matches instead.');
+      notes.push(
+        'No campaign has an embedding yet (an admin runs `npm run db:embed`); these are full-text matches instead.',
+      );
       const fallback = textSearch(ctx, anyWords(query ?? ''));
       kind = 'text';
       search = fallback;
@@ -93,7 +99,9 @@ export async function runCampaignSearch(req: SearchRequest, ctx: ToolContext, de
   if (relaxations.length) {
     notes.push(
       'Without one filter: ' +
-        relaxations.map((r) => `no ${dimensionLabel(r.dimension)} filter → ${r.count}${r.capped ? '+' : ''} campaigns`).join('; ') +
+        relaxations
+          .map((r) => `no ${dimensionLabel(r.dimension)} filter → ${r.count}${r.capped ? '+' : ''} campaigns`)
+          .join('; ') +
         '. Tell the user and offer the closest alternative.',
     );
   }
@@ -101,10 +109,14 @@ export async function runCampaignSearch(req: SearchRequest, ctx: ToolContext, de
   const filterLabels = describeFilters(filters, today);
   const found = campaigns.length > 0;
   const earlierFound = saved.turn?.messageId === ctx.message.messageId && saved.turn.found;
-  const resultId = found ? newResultId() : saved.last?.id ?? newResultId();
+  const resultId = found ? newResultId() : (saved.last?.id ?? newResultId());
   writeCampaignState(ctx.state, {
     filters,
-    ...(found ? { last: { id: resultId, tool: req.tool, campaigns, filterLabels } } : saved.last ? { last: saved.last } : {}),
+    ...(found
+      ? { last: { id: resultId, tool: req.tool, campaigns, filterLabels } }
+      : saved.last
+        ? { last: saved.last }
+        : {}),
     turn: { messageId: ctx.message.messageId, found: found || earlierFound },
   });
 
@@ -116,8 +128,13 @@ export async function runCampaignSearch(req: SearchRequest, ctx: ToolContext, de
     notes,
     shownAsCards: found,
   });
-  const summary = found ? `${campaigns.length} campaign${campaigns.length === 1 ? '' : 's'}${kind !== req.kind ? ' (full-text fallback)' : ''}` : 'No campaigns found';
-  ctx.log.info({ tool: req.tool, kind, found: campaigns.length, filters: activeDimensions(filters), fallback: kind !== req.kind }, 'campaign search');
+  const summary = found
+    ? `${campaigns.length} campaign${campaigns.length === 1 ? '' : 's'}${kind !== req.kind ? ' (full-text fallback)' : ''}`
+    : 'No campaigns found';
+  ctx.log.info(
+    { tool: req.tool, kind, found: campaigns.length, filters: activeDimensions(filters), fallback: kind !== req.kind },
+    'campaign search',
+  );
 
   // An empty search after one that found campaigns in the same turn leaves those cards and data in place.
   if (!found && earlierFound) return { content, summary };
@@ -143,7 +160,9 @@ async function chooseSearch(
   if (kind === 'text') return { kind, search: textSearch(ctx, query) };
   const embedding = await embedQuery(query, ctx, deps.embeddingModel);
   if (embedding.ok) return { kind, search: semanticSearch(ctx, embedding.vector, query, notes, embeddingField) };
-  notes.push(`Semantic search is unavailable (${embedding.reason}); these are full-text matches for any of the words instead.`);
+  notes.push(
+    `Semantic search is unavailable (${embedding.reason}); these are full-text matches for any of the words instead.`,
+  );
   return { kind: 'text', search: textSearch(ctx, anyWords(query)) };
 }
 
@@ -155,7 +174,13 @@ function textSearch(ctx: ToolContext, query: string): Search {
   return (filters, limit) => ctx.data.call('search_campaigns_by_text', { query, ...filters, limit }, textCampaignRow);
 }
 
-function semanticSearch(ctx: ToolContext, vector: number[], query: string, notes: string[], field: 'full' | 'campaign_text'): Search {
+function semanticSearch(
+  ctx: ToolContext,
+  vector: number[],
+  query: string,
+  notes: string[],
+  field: 'full' | 'campaign_text',
+): Search {
   return async (filters, limit) => {
     try {
       const args = { query_embedding: vector, ...filters, limit };
@@ -165,7 +190,9 @@ function semanticSearch(ctx: ToolContext, vector: number[], query: string, notes
         // No copy vectors yet (an older database, or db:embed not rerun): the whole-campaign ones still answer.
         const whole = await ctx.data.call('search_campaigns', args, semanticCampaignRow);
         if (whole.length > 0 && !notes.some((n) => n.startsWith('No ad-copy embeddings'))) {
-          notes.push('No ad-copy embeddings match these filters yet (an admin reruns `npm run db:embed`); these are ranked by the whole campaign instead.');
+          notes.push(
+            'No ad-copy embeddings match these filters yet (an admin reruns `npm run db:embed`); these are ranked by the whole campaign instead.',
+          );
         }
         return whole;
       }
@@ -175,7 +202,9 @@ function semanticSearch(ctx: ToolContext, vector: number[], query: string, notes
       if (!(err instanceof DataError) || (err.code !== 'unavailable' && err.code !== 'invalid_input')) throw err;
       ctx.log.warn({ code: err.code }, 'semantic search failed; falling back to full-text search');
       if (!notes.some((n) => n.startsWith('Semantic search'))) {
-        notes.push('Semantic search is unavailable in this database; these are full-text matches for any of the words instead.');
+        notes.push(
+          'Semantic search is unavailable in this database; these are full-text matches for any of the words instead.',
+        );
       }
       return ctx.data.call('search_campaigns_by_text', { query: anyWords(query), ...filters, limit }, textCampaignRow);
     }
@@ -193,7 +222,10 @@ async function anyEmbeddings(ctx: ToolContext): Promise<boolean> {
  */
 export function anyWords(text: string): string {
   const words = text.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [];
-  return [...new Set(words)].filter((w) => w !== 'or').slice(0, MAX_QUERY_TERMS).join(' OR ');
+  return [...new Set(words)]
+    .filter((w) => w !== 'or')
+    .slice(0, MAX_QUERY_TERMS)
+    .join(' OR ');
 }
 
 /** For an empty result: how many campaigns each single filter, dropped, would let through. */
@@ -221,7 +253,9 @@ export async function guard<T>(ctx: ToolContext, fn: () => Promise<T>): Promise<
   } catch (err) {
     if (err instanceof DataError && err.code === 'invalid_input') {
       ctx.log.warn({ fn: err.fn, code: err.code }, 'campaign search arguments rejected by the database');
-      throw new ToolError('The database rejected these search arguments. Check the filter values and date_range, or use simpler words.');
+      throw new ToolError(
+        'The database rejected these search arguments. Check the filter values and date_range, or use simpler words.',
+      );
     }
     throw err;
   }

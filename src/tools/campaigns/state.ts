@@ -44,7 +44,11 @@ const stateSchema = z.object({
       id: z.string(),
       tool: z.string(),
       campaigns: z.array(
-        campaignRow.extend({ similarity: z.number().optional(), rank: z.number().optional(), snippet: z.string().optional() }),
+        campaignRow.extend({
+          similarity: z.number().optional(),
+          rank: z.number().optional(),
+          snippet: z.string().optional(),
+        }),
       ),
       filterLabels: z.array(z.string()),
     })

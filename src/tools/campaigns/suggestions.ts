@@ -40,7 +40,8 @@ export function followUps(opts: {
   if (!filters.date_range) out.push('Only the last 30 days');
   const withOffer = campaigns.filter((c) => c.offer).length;
   if (withOffer > 1) out.push('What are the main offers here?');
-  if (filters.has_offer === undefined && withOffer > 0 && withOffer < campaigns.length) out.push('Only the ones with an offer');
+  if (filters.has_offer === undefined && withOffer > 0 && withOffer < campaigns.length)
+    out.push('Only the ones with an offer');
   if (counts(campaigns.map((c) => c.company)).length > 1) out.push('Which companies run most of these?');
   return unique(out).slice(0, 3);
 }

@@ -22,7 +22,14 @@ export function campaignTools(deps: SearchDeps): AnyTool[] {
     input: semanticInput,
     run: ({ query, embedding_field, reset_filters, limit, ...filters }, ctx) =>
       runCampaignSearch(
-        { kind: 'semantic', tool: 'semantic_search', query, embeddingField: embedding_field ?? 'full', args: { ...filters, reset_filters }, limit: limit ?? DEFAULT_LIMIT },
+        {
+          kind: 'semantic',
+          tool: 'semantic_search',
+          query,
+          embeddingField: embedding_field ?? 'full',
+          args: { ...filters, reset_filters },
+          limit: limit ?? DEFAULT_LIMIT,
+        },
         ctx,
         deps,
       ),
@@ -49,7 +56,17 @@ export function campaignTools(deps: SearchDeps): AnyTool[] {
       'Web-search syntax: "exact phrase", -exclude, OR.',
     input: fullTextInput,
     run: ({ query, reset_filters, limit, ...filters }, ctx) =>
-      runCampaignSearch({ kind: 'text', tool: 'full_text_search', query, args: { ...filters, reset_filters }, limit: limit ?? DEFAULT_LIMIT }, ctx, deps),
+      runCampaignSearch(
+        {
+          kind: 'text',
+          tool: 'full_text_search',
+          query,
+          args: { ...filters, reset_filters },
+          limit: limit ?? DEFAULT_LIMIT,
+        },
+        ctx,
+        deps,
+      ),
   });
 
   return [semantic, filter, fullText, aggregateTool()];

@@ -24,7 +24,11 @@ export function createCompetitorDirectory(ttlMs: number, now?: () => number): Co
   };
 }
 
-async function loadCompetitorIds({ tenant, data, log }: Pick<OfferContext, 'tenant' | 'data' | 'log'>): Promise<CompetitorEntry[]> {
+async function loadCompetitorIds({
+  tenant,
+  data,
+  log,
+}: Pick<OfferContext, 'tenant' | 'data' | 'log'>): Promise<CompetitorEntry[]> {
   const started = performance.now();
   // A campaign sees its own competitors plus the tenant-wide ones; no campaign sees them all.
   const rows = await data.call(

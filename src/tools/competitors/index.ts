@@ -24,6 +24,9 @@ export interface CompetitorToolOptions {
  */
 export function createCompetitorTools(config: Config, opts: CompetitorToolOptions = {}): ToolSet {
   const directory = createCompetitorDirectory(opts.idsTtlMs ?? COMPETITOR_IDS_TTL_MS, opts.now);
-  const tool = createLookupCompetitorTool({ directory, timeoutMs: Math.min(config.TOOL_TIMEOUT_MS, LOOKUP_TIMEOUT_MS) });
+  const tool = createLookupCompetitorTool({
+    directory,
+    timeoutMs: Math.min(config.TOOL_TIMEOUT_MS, LOOKUP_TIMEOUT_MS),
+  });
   return { tools: [tool], extensions: [] };
 }

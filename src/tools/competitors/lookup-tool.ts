@@ -60,11 +60,14 @@ export function createLookupCompetitorTool({ directory, timeoutMs }: LookupToolO
       const known = (await directory.list(ctx)).find((c) => c.key === key);
       if (!known) {
         const ids = (await unfetched(ctx)).map((c) => c.key);
-        throw new ToolError(`Unknown competitor id "${key}". ${ids.length ? `Use one of: ${ids.join(', ')}.` : 'No other competitors are configured.'}`);
+        throw new ToolError(
+          `Unknown competitor id "${key}". ${ids.length ? `Use one of: ${ids.join(', ')}.` : 'No other competitors are configured.'}`,
+        );
       }
       const pending = inFlight.get(ctx.state) ?? new Set<string>();
       inFlight.set(ctx.state, pending);
-      if (pending.has(key)) throw new ToolError(`The background for ${known.name} is already being added; do not request it twice.`);
+      if (pending.has(key))
+        throw new ToolError(`The background for ${known.name} is already being added; do not request it twice.`);
       pending.add(key);
 
       const started = performance.now();
@@ -83,18 +86,32 @@ export function createLookupCompetitorTool({ directory, timeoutMs }: LookupToolO
         return {
           content: `No background for ${known.name}: it was removed from the competitor list. Tell the user it is no longer available.`,
           summary: `${known.name} is no longer available`,
-          blocks: [{ type: 'context', items: [`${known.name} is no longer in the competitor list, so there is no background to show.`] }],
+          blocks: [
+            {
+              type: 'context',
+              items: [`${known.name} is no longer in the competitor list, so there is no background to show.`],
+            },
+          ],
           blocksKey: `${LOOKUP_COMPETITOR}:${key}`,
         };
       }
 
       const chars = row.full_description.length;
-      ctx.log.info({ competitor: key, latencyMs, chars }, `Fetched competitor '${key}' in ${latencyMs}ms (${formatChars(chars)} chars)`);
-      storeFetchedCompetitor(ctx.state, key, { name: row.display_name, description: row.full_description, fetchedAt: ctx.now().toISOString() });
+      ctx.log.info(
+        { competitor: key, latencyMs, chars },
+        `Fetched competitor '${key}' in ${latencyMs}ms (${formatChars(chars)} chars)`,
+      );
+      storeFetchedCompetitor(ctx.state, key, {
+        name: row.display_name,
+        description: row.full_description,
+        fetchedAt: ctx.now().toISOString(),
+      });
       const stored = fetchedCompetitors(ctx.state);
       return {
         content: `Added competitor background for ${row.display_name}`,
-        blocks: renderCompetitorCard(stored[key] ?? { name: row.display_name, description: row.full_description, fetchedAt: '' }),
+        blocks: renderCompetitorCard(
+          stored[key] ?? { name: row.display_name, description: row.full_description, fetchedAt: '' },
+        ),
         // One card per competitor: two lookups in one turn show both.
         blocksKey: `${LOOKUP_COMPETITOR}:${key}`,
         data: { competitorBackgrounds: Object.keys(stored) },

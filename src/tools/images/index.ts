@@ -31,7 +31,11 @@ const input = z.object({
 
 /** `generate_image`, offered only when IMAGE_MODEL is set; uses the configured OpenAI-compatible endpoint. */
 export function createImageTools(
-  config: Pick<Config, 'IMAGE_MODEL' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'OPENAI_TIMEOUT_MS' | 'OPENAI_MAX_RETRIES'> & Partial<Pick<Config, 'IMAGE_BASE_URL' | 'IMAGE_API_KEY' | 'IMAGE_API'>>,
+  config: Pick<
+    Config,
+    'IMAGE_MODEL' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'OPENAI_TIMEOUT_MS' | 'OPENAI_MAX_RETRIES'
+  > &
+    Partial<Pick<Config, 'IMAGE_BASE_URL' | 'IMAGE_API_KEY' | 'IMAGE_API'>>,
 ): ToolSet {
   const model = config.IMAGE_MODEL;
   if (!model) return { tools: [], extensions: [] };
@@ -40,8 +44,7 @@ export function createImageTools(
   const tool = defineTool({
     name: 'generate_image',
     title: 'Generating an image',
-    description:
-      'Generate an image from a description. It is attached to the conversation: do not link or embed it.',
+    description: 'Generate an image from a description. It is attached to the conversation: do not link or embed it.',
     input,
     timeoutMs: IMAGE_TOOL_TIMEOUT_MS,
     async run({ prompt, style }, ctx) {
@@ -63,7 +66,10 @@ export function createImageTools(
       const name = `${fileSlug(prompt.split(/\s+/).slice(0, 8).join(' '), 'image', 50)}.${image.ext}`;
       const title = prompt.length <= 100 ? prompt : `${prompt.slice(0, 99).trimEnd()}…`;
       const preview = truncate(flatten(image.revisedPrompt ?? fullPrompt), PREVIEW_CHARS);
-      ctx.log.info({ tool: 'generate_image', model, bytes: image.data.byteLength, mime: image.mime, ms }, 'image generated');
+      ctx.log.info(
+        { tool: 'generate_image', model, bytes: image.data.byteLength, mime: image.mime, ms },
+        'image generated',
+      );
       ctx.emit({
         type: 'tool_event',
         name: 'image_complete',
@@ -81,7 +87,9 @@ export function createImageTools(
       return {
         content:
           `Image generated and attached for the user as ${name} (${image.mime}, ${image.data.byteLength} bytes).` +
-          (image.revisedPrompt ? ` The image service drew: ${truncate(flatten(image.revisedPrompt), PREVIEW_CHARS)}` : '') +
+          (image.revisedPrompt
+            ? ` The image service drew: ${truncate(flatten(image.revisedPrompt), PREVIEW_CHARS)}`
+            : '') +
           ' Do not add a link or markdown image; a short sentence about it is enough.',
         summary: `${name} (${formatBytes(image.data.byteLength)})`,
         blocks: [{ type: 'file', file: { name, mime: image.mime, data: image.data, title, preview } }],
@@ -92,7 +100,6 @@ export function createImageTools(
   });
   return { tools: [tool], extensions: [] };
 }
-
 
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;

@@ -65,12 +65,20 @@ export function checkPrice(input: PriceResult, offers: readonly Offer[], hasCalc
     const offer = bySku.get(key);
     if (!offer) {
       missing.push(`${c.supplier} ${c.sku}: not in the catalogue results, so no price is shown.`);
-      candidates.push({ supplier: c.supplier, sku: c.sku, uom: c.uom, verified: false, ...(c.notes ? { notes: c.notes } : {}) });
+      candidates.push({
+        supplier: c.supplier,
+        sku: c.sku,
+        uom: c.uom,
+        verified: false,
+        ...(c.notes ? { notes: c.notes } : {}),
+      });
       continue;
     }
     const label = `${offer.supplier} ${offer.sku}`;
     if (c.price_per_uom !== undefined && Math.abs(c.price_per_uom - offer.price_per_uom) >= 0.005) {
-      corrections.push(`${label}: the catalogue price is ${money(offer.price_per_uom)} per ${offer.uom}, not ${money(c.price_per_uom)}.`);
+      corrections.push(
+        `${label}: the catalogue price is ${money(offer.price_per_uom)} per ${offer.uom}, not ${money(c.price_per_uom)}.`,
+      );
     }
     if (c.lead_time_days !== undefined && c.lead_time_days !== offer.lead_time_days) {
       corrections.push(`${label}: lead time is ${offer.lead_time_days} days, not ${c.lead_time_days}.`);
@@ -90,15 +98,20 @@ export function checkPrice(input: PriceResult, offers: readonly Offer[], hasCalc
       ...(c.notes ? { notes: c.notes } : {}),
     };
     if (n?.qty_required !== undefined && n.qty_uom === offer.uom) {
-      checked.est_total = cents(Math.max(n.qty_required, offer.min_order_qty) * offer.price_per_uom + offer.delivery_cost);
+      checked.est_total = cents(
+        Math.max(n.qty_required, offer.min_order_qty) * offer.price_per_uom + offer.delivery_cost,
+      );
     }
     candidates.push(checked);
   }
 
   // A thickness nobody stocks is reported, with what the shown prices are for instead.
   if (n) {
-    const other = candidates.filter((c) => c.thickness_mm !== undefined && Math.abs(c.thickness_mm - n.thickness_mm) > 0.051);
-    for (const c of other) c.notes = [`${mm(c.thickness_mm ?? 0)} mm, not ${mm(n.thickness_mm)} mm`, c.notes].filter(Boolean).join('; ');
+    const other = candidates.filter(
+      (c) => c.thickness_mm !== undefined && Math.abs(c.thickness_mm - n.thickness_mm) > 0.051,
+    );
+    for (const c of other)
+      c.notes = [`${mm(c.thickness_mm ?? 0)} mm, not ${mm(n.thickness_mm)} mm`, c.notes].filter(Boolean).join('; ');
     if (other.length > 0 && other.length === candidates.filter((c) => c.verified).length) {
       const shown = [...new Set(other.map((c) => `${mm(c.thickness_mm ?? 0)} mm`))].join(', ');
       missing.push(`No catalogue price for ${mm(n.thickness_mm)} mm; the prices shown are for ${shown}.`);
@@ -146,10 +159,14 @@ export function checkTable(input: TableResult, knownPrices: readonly number[], s
     }
     const subtotal = cents(row.qty * row.unit_cost);
     if (row.subtotal !== undefined && Math.abs(row.subtotal - subtotal) > MONEY_TOLERANCE) {
-      corrections.push(`“${row.item}”: ${num(row.qty)} × ${money(row.unit_cost)} = ${money(subtotal)}, not ${money(row.subtotal)}.`);
+      corrections.push(
+        `“${row.item}”: ${num(row.qty)} × ${money(row.unit_cost)} = ${money(subtotal)}, not ${money(row.subtotal)}.`,
+      );
     }
     if (knownPrices.length > 0 && !knownPrices.some((p) => Math.abs(p - row.unit_cost!) < 0.005)) {
-      missing.push(`“${row.item}”: the unit cost ${money(row.unit_cost)} is not one of the supplier prices found in this thread; check it.`);
+      missing.push(
+        `“${row.item}”: the unit cost ${money(row.unit_cost)} is not one of the supplier prices found in this thread; check it.`,
+      );
     }
     materialCents += Math.round(subtotal * 100);
     return { ...base, unit_cost: row.unit_cost, subtotal };
@@ -162,7 +179,9 @@ export function checkTable(input: TableResult, knownPrices: readonly number[], s
   }
   let markupPct = t.markup_pct;
   if (statedMarkupPct !== undefined && Math.abs(statedMarkupPct - t.markup_pct) > 1e-9) {
-    corrections.push(`Markup: you asked for ${num(statedMarkupPct)}%, so I applied ${num(statedMarkupPct)}% instead of ${num(t.markup_pct)}%.`);
+    corrections.push(
+      `Markup: you asked for ${num(statedMarkupPct)}%, so I applied ${num(statedMarkupPct)}% instead of ${num(t.markup_pct)}%.`,
+    );
     markupPct = statedMarkupPct;
   }
   const costs = cents(material + t.labour + t.freight + t.overheads);
@@ -175,7 +194,15 @@ export function checkTable(input: TableResult, knownPrices: readonly number[], s
   }
   return {
     rows,
-    totals: { material, labour: t.labour, freight: t.freight, overheads: t.overheads, markup_pct: markupPct, markup, grand_total_ex_gst: grand },
+    totals: {
+      material,
+      labour: t.labour,
+      freight: t.freight,
+      overheads: t.overheads,
+      markup_pct: markupPct,
+      markup,
+      grand_total_ex_gst: grand,
+    },
     corrections,
     missing,
   };
@@ -184,8 +211,7 @@ export function checkTable(input: TableResult, knownPrices: readonly number[], s
 /** A markup the user stated: "20% markup", "markup of 20%", "mark-up 12.5 %". */
 export function statedMarkup(text: string): number | undefined {
   const m =
-    /(\d+(?:\.\d+)?)\s*%\s*mark-?\s?up/i.exec(text) ??
-    /mark-?\s?up\s*(?:of|at|=|:)?\s*(\d+(?:\.\d+)?)\s*%/i.exec(text);
+    /(\d+(?:\.\d+)?)\s*%\s*mark-?\s?up/i.exec(text) ?? /mark-?\s?up\s*(?:of|at|=|:)?\s*(\d+(?:\.\d+)?)\s*%/i.exec(text);
   const pct = m ? Number(m[1]) : NaN;
   return Number.isFinite(pct) && pct >= 0 && pct <= 500 ? pct : undefined;
 }

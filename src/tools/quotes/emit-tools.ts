@@ -18,7 +18,8 @@ const inMode = (step: QuoteStep) => (ctx: OfferContext) => ctx.state.mode?.name 
 export const emitCalcTool = defineTool({
   name: EMIT_TOOL.calc,
   title: 'Checking the calculation',
-  description: 'Emit the final calculation results in structured format: items with quantities, assumptions, and questions (at most 3).',
+  description:
+    'Emit the final calculation results in structured format: items with quantities, assumptions, and questions (at most 3).',
   input: calcResult,
   terminal: true,
   offer: inMode('calc'),
@@ -27,11 +28,26 @@ export const emitCalcTool = defineTool({
       throw new ToolError('results.items is empty: list the items, or ask what you need to know in questions.');
     }
     const { items, corrections } = checkCalc(input);
-    const draft = { request: requestOf(ctx, input.inputs.raw_input), items, assumptions: input.results.assumptions, questions: input.questions, corrections, at: ctx.now().toISOString() };
+    const draft = {
+      request: requestOf(ctx, input.inputs.raw_input),
+      items,
+      assumptions: input.results.assumptions,
+      questions: input.questions,
+      corrections,
+      at: ctx.now().toISOString(),
+    };
     // A reply that only asks questions keeps the previous calculation.
     if (items.length > 0) saveCalc(ctx.state, draft);
     setPending(ctx.state, draft.questions);
-    return output(ctx, renderCalc(draft), 'calc', draft, `Calculation recorded: ${items.length} items`, corrections, draft.questions);
+    return output(
+      ctx,
+      renderCalc(draft),
+      'calc',
+      draft,
+      `Calculation recorded: ${items.length} items`,
+      corrections,
+      draft.questions,
+    );
   },
 });
 
@@ -46,7 +62,9 @@ export const emitPriceTool = defineTool({
   offer: inMode('price'),
   async run(input, ctx) {
     if (input.candidates.length > 0 && !input.normalized) {
-      throw new ToolError('normalized is required when you list candidates: give family, grade, thickness_mm and form.');
+      throw new ToolError(
+        'normalized is required when you list candidates: give family, grade, thickness_mm and form.',
+      );
     }
     const qs = quoteState(ctx.state);
     const check = checkPrice(input, qs.offers, qs.calc !== undefined);
@@ -54,7 +72,15 @@ export const emitPriceTool = defineTool({
     savePrice(ctx.state, draft);
     setPending(ctx.state, draft.questions);
     const priced = check.candidates.filter((c) => c.price_per_uom !== undefined).length;
-    return output(ctx, renderPrice(draft), 'price', draft, `Pricing recorded: ${priced} priced candidates`, [...check.corrections, ...check.missing], draft.questions);
+    return output(
+      ctx,
+      renderPrice(draft),
+      'price',
+      draft,
+      `Pricing recorded: ${priced} priced candidates`,
+      [...check.corrections, ...check.missing],
+      draft.questions,
+    );
   },
 });
 
@@ -72,20 +98,39 @@ export const emitTableTool = defineTool({
       throw new ToolError('rows is empty: add the priced materials as rows, or ask what you need in questions.');
     }
     const qs = quoteState(ctx.state);
-    const known = [...qs.prices.flatMap((p) => p.candidates.flatMap((c) => c.price_per_uom ?? [])), ...qs.offers.map((o) => o.price_per_uom)];
+    const known = [
+      ...qs.prices.flatMap((p) => p.candidates.flatMap((c) => c.price_per_uom ?? [])),
+      ...qs.offers.map((o) => o.price_per_uom),
+    ];
     const request = requestOf(ctx);
     const check = checkTable(input, known, statedMarkup(`${request}\n${ctx.message.text}`));
     const draft = { request, ...check, questions: input.questions, at: ctx.now().toISOString() };
     if (check.rows.length > 0) saveTable(ctx.state, draft);
     setPending(ctx.state, draft.questions);
-    return output(ctx, renderTable(draft), 'table', draft, `Quote table recorded: grand total ex GST ${check.totals.grand_total_ex_gst}`, [...check.corrections, ...check.missing], draft.questions);
+    return output(
+      ctx,
+      renderTable(draft),
+      'table',
+      draft,
+      `Quote table recorded: grand total ex GST ${check.totals.grand_total_ex_gst}`,
+      [...check.corrections, ...check.missing],
+      draft.questions,
+    );
   },
 });
 
 export const emitTools = [emitCalcTool, emitPriceTool, emitTableTool];
 
 /** The model reads a short record; the user reads the rendered view; API clients get the draft. */
-function output(ctx: ToolContext, view: QuoteView, step: QuoteStep, draft: object, recorded: string, notes: string[], questions: string[]): ToolOutput {
+function output(
+  ctx: ToolContext,
+  view: QuoteView,
+  step: QuoteStep,
+  draft: object,
+  recorded: string,
+  notes: string[],
+  questions: string[],
+): ToolOutput {
   // How often the server had to correct the model is worth watching per model.
   ctx.log.info({ step, notes: notes.length, questions: questions.length }, 'quote result checked');
   const content = [

@@ -32,7 +32,9 @@ export function describeSpecs(item: CheckedCalcItem): string {
   const s = item.specs;
   if (!s) return '';
   const what = [s.grade, s.material].filter(Boolean).join(' ');
-  const gauge = [s.thickness_mm !== undefined ? `${mm(s.thickness_mm)} mm` : '', s.form ?? ''].filter(Boolean).join(' ');
+  const gauge = [s.thickness_mm !== undefined ? `${mm(s.thickness_mm)} mm` : '', s.form ?? '']
+    .filter(Boolean)
+    .join(' ');
   return [what, gauge].filter(Boolean).join(', ');
 }
 

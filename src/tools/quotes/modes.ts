@@ -26,7 +26,8 @@ const ASK_FIRST: Record<QuoteStep, string> = {
   price:
     'What should I price? Tell me the material, grade, thickness, form and quantity (for example “4 sheets of 304 stainless, ' +
     '0.9 mm, 1200 × 2400”), or run /quote calc first.',
-  table: 'There is no pricing in this thread yet. Run /quote price first, or tell me the lines (item, quantity, unit cost) to put in the table.',
+  table:
+    'There is no pricing in this thread yet. Run /quote price first, or tell me the lines (item, quantity, unit cost) to put in the table.',
 };
 
 const USAGE =
@@ -41,7 +42,11 @@ export function quoteExtension(config: Pick<Config, 'AGENT_MAX_TOOL_CALLS'>): Ag
       quotes: async (action, scope) => {
         if (action.id === NEXT_STEP.cancel.actionId) return cancel(scope);
         const step = parseStep(action.id.split('.')[1]);
-        if (!step) throw new UserFacingError('bad_request', 'That button is no longer available. Use /quote in this thread instead.');
+        if (!step)
+          throw new UserFacingError(
+            'bad_request',
+            'That button is no longer available. Use /quote in this thread instead.',
+          );
         return enter(step, action.value ?? '', scope);
       },
     },
@@ -110,8 +115,15 @@ function afterStep(step: QuoteStep, result: LoopResult, scope: TurnScope): void 
   const request = pendingRequest(scope.state);
   const offers = quoteState(scope.state).offers.length;
   leaveMode(scope.state);
-  scope.log.warn({ step, ended: result.ended, toolCalls: result.toolCalls.length }, 'quote step ended without a result');
-  const kept = step === 'price' && offers > 0 ? ` The ${offers} supplier prices I looked up are kept in this thread.` : '';
+  scope.log.warn(
+    { step, ended: result.ended, toolCalls: result.toolCalls.length },
+    'quote step ended without a result',
+  );
+  const kept =
+    step === 'price' && offers > 0 ? ` The ${offers} supplier prices I looked up are kept in this thread.` : '';
   result.text = `${result.text}${kept} Press “Try again”, or rephrase the request with /quote ${step}.`;
-  result.blocks.push({ type: 'buttons', buttons: [{ actionId: `quotes.${step}`, label: 'Try again', ...(request ? { value: request } : {}) }] });
+  result.blocks.push({
+    type: 'buttons',
+    buttons: [{ actionId: `quotes.${step}`, label: 'Try again', ...(request ? { value: request } : {}) }],
+  });
 }

@@ -15,19 +15,26 @@ import { createTenantCache } from '../tenant-cache.js';
  * PRICE result may carry.
  */
 
-const family = z.string().trim().min(1).max(40).describe('stainless, aluminium or mild_steel (synonyms such as "SS" or "aluminum" work)');
+const family = z
+  .string()
+  .trim()
+  .min(1)
+  .max(40)
+  .describe('stainless, aluminium or mild_steel (synonyms such as "SS" or "aluminum" work)');
 const grade = z.string().trim().min(1).max(20).describe('e.g. "304", "316", "5052", "250"');
 const thickness = z.number().positive().max(100).describe('Thickness in mm (matched within 0.05 mm)');
 const form = z.enum(FORMS);
 const limit = (max: number) => z.number().int().min(1).max(max);
-
 
 /**
  * Whether the tenant has a catalogue at all, cached per tenant for a few minutes: a tenant
  * without products (a marketing team) is not offered quote tools, saving their tokens. Turns that
  * ask at once (a burst after a start or a TTL) share one query instead of each sending its own.
  */
-export function createCatalogueCheck(ttlMs = 5 * 60_000, now: () => number = Date.now): (ctx: OfferContext) => Promise<boolean> {
+export function createCatalogueCheck(
+  ttlMs = 5 * 60_000,
+  now: () => number = Date.now,
+): (ctx: OfferContext) => Promise<boolean> {
   const known = createTenantCache<boolean>(ttlMs, now);
   return async (ctx) => {
     try {
@@ -76,7 +83,9 @@ const searchProductsTool = defineTool({
     const lines = rows.map(
       (p) =>
         `${p.code} (id ${p.product_id}) · ${p.grade} ${p.family} ${p.form}, ${num(p.thickness_mm)} mm, ${p.size_label} · ` +
-        (p.min_price === null ? 'no supplier price' : `${p.supplier_count} suppliers, ${money(p.min_price)}–${money(p.max_price ?? p.min_price)} per ${p.uom ?? 'unit'}, lead from ${p.min_lead_time_days ?? '?'} days`),
+        (p.min_price === null
+          ? 'no supplier price'
+          : `${p.supplier_count} suppliers, ${money(p.min_price)}–${money(p.max_price ?? p.min_price)} per ${p.uom ?? 'unit'}, lead from ${p.min_lead_time_days ?? '?'} days`),
     );
     return { content: lines.join('\n'), summary: `${rows.length} products` };
   },
@@ -115,7 +124,10 @@ const compareSuppliersTool = defineTool({
     'delivery), marking the cheapest and the fastest. Give a product_id from search_products, or a material spec.',
   input: z.object({
     // A short pattern: z.uuid()'s exported regex alone costs ~200 tokens on every request.
-    product_id: z.string().regex(/^[0-9a-f-]{36}$/i, { error: 'product_id must be an id from search_products' }).optional(),
+    product_id: z
+      .string()
+      .regex(/^[0-9a-f-]{36}$/i, { error: 'product_id must be an id from search_products' })
+      .optional(),
     family: family.optional(),
     grade: grade.optional(),
     form: form.optional(),
@@ -169,11 +181,15 @@ function offerLine(o: Offer): string {
   );
 }
 
-
 /** An empty result says which thicknesses exist, so the model can offer the nearest instead of guessing. */
 async function noMatch(
   ctx: ToolContext,
-  spec: { family?: string | undefined; grade?: string | undefined; form?: string | undefined; thickness_mm?: number | undefined },
+  spec: {
+    family?: string | undefined;
+    grade?: string | undefined;
+    form?: string | undefined;
+    thickness_mm?: number | undefined;
+  },
 ): Promise<string> {
   const none = 'No supplier prices match. Report the price as missing; do not estimate it.';
   const { thickness_mm: asked, family, grade, form } = spec;
@@ -181,10 +197,14 @@ async function noMatch(
   const rows = await lookup(ctx, () =>
     ctx.data.call('search_products', { family, grade, form, limit: 100 }, productRow),
   );
-  const stocked = [...new Set(rows.filter((r) => r.supplier_count > 0).map((r) => r.thickness_mm))].sort((a, b) => a - b);
+  const stocked = [...new Set(rows.filter((r) => r.supplier_count > 0).map((r) => r.thickness_mm))].sort(
+    (a, b) => a - b,
+  );
   if (stocked.length === 0) return none;
-  return `No supplier prices at ${num(asked)} mm. This material is stocked in ${stocked.map((t) => `${num(t)} mm`).join(', ')}. ` +
-    'Report the asked thickness as missing; you may price the nearest stocked thickness and say so.';
+  return (
+    `No supplier prices at ${num(asked)} mm. This material is stocked in ${stocked.map((t) => `${num(t)} mm`).join(', ')}. ` +
+    'Report the asked thickness as missing; you may price the nearest stocked thickness and say so.'
+  );
 }
 
 /** The database's own wording is for logs; the model gets a sentence it can act on. */
@@ -194,7 +214,9 @@ async function lookup<T>(ctx: ToolContext, fn: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof DataError && err.code === 'invalid_input') {
       ctx.log.warn({ err, fn: err.fn }, 'catalogue lookup rejected');
-      throw new ToolError('The catalogue rejected those filters. Check the values (numbers in mm, a product_id from search_products).');
+      throw new ToolError(
+        'The catalogue rejected those filters. Check the values (numbers in mm, a product_id from search_products).',
+      );
     }
     throw err;
   }

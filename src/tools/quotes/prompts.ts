@@ -62,16 +62,27 @@ export function modeSystemPrompt(step: QuoteStep, scope: TurnScope): string {
   ];
   if (request) parts.push(`The request: ${request}`);
   if (pending.length) {
-    parts.push(`You asked the user:\n${pending.map((q, i) => `${i + 1}. ${q}`).join('\n')}\nTheir next message answers you; finish the task with it.`);
+    parts.push(
+      `You asked the user:\n${pending.map((q, i) => `${i + 1}. ${q}`).join('\n')}\nTheir next message answers you; finish the task with it.`,
+    );
   }
   if (step === 'price' || step === 'table') {
-    parts.push(qs.calc ? `From the previous calculation:\n${calcForModel(qs.calc)}` : 'There is no previous calculation in this thread.');
+    parts.push(
+      qs.calc
+        ? `From the previous calculation:\n${calcForModel(qs.calc)}`
+        : 'There is no previous calculation in this thread.',
+    );
   }
   if (step === 'price') {
     if (!qs.calc) {
-      parts.push('If the request does not say which material, thickness and quantity to price, call emit_price_result with normalized null, no candidates and one question asking what to price.');
+      parts.push(
+        'If the request does not say which material, thickness and quantity to price, call emit_price_result with normalized null, no candidates and one question asking what to price.',
+      );
     }
-    if (qs.offers.length) parts.push(`Catalogue prices already looked up in this thread (reuse them):\n${qs.offers.slice(-20).map(offerForModel).join('\n')}`);
+    if (qs.offers.length)
+      parts.push(
+        `Catalogue prices already looked up in this thread (reuse them):\n${qs.offers.slice(-20).map(offerForModel).join('\n')}`,
+      );
   }
   if (step === 'table') {
     parts.push(
@@ -85,12 +96,18 @@ export function modeSystemPrompt(step: QuoteStep, scope: TurnScope): string {
 
 export function calcForModel(d: CalcDraft): string {
   const items = d.items.map((i) => {
-    const spec = [describeSpecs(i), describeSize(i) ? `${describeSize(i)} mm` : '', i.total_area_m2 !== undefined ? `${num(i.total_area_m2)} m² in total` : '']
+    const spec = [
+      describeSpecs(i),
+      describeSize(i) ? `${describeSize(i)} mm` : '',
+      i.total_area_m2 !== undefined ? `${num(i.total_area_m2)} m² in total` : '',
+    ]
       .filter(Boolean)
       .join(', ');
     return `- ${quantity(i.quantity, i.unit)} × ${i.description}${spec ? ` (${spec})` : ''}`;
   });
-  return [`Request: ${d.request}`, ...items, d.assumptions ? `Assumptions: ${d.assumptions}` : ''].filter(Boolean).join('\n');
+  return [`Request: ${d.request}`, ...items, d.assumptions ? `Assumptions: ${d.assumptions}` : '']
+    .filter(Boolean)
+    .join('\n');
 }
 
 export function priceForModel(d: PriceDraft): string {

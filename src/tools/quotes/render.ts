@@ -14,8 +14,18 @@ export interface QuoteView {
 }
 
 export const NEXT_STEP = {
-  price: { actionId: 'quotes.price', label: 'Price these materials', value: 'Price the materials from the previous calculation.', style: 'primary' },
-  table: { actionId: 'quotes.table', label: 'Make the quote table', value: 'Create a quote table with the pricing.', style: 'primary' },
+  price: {
+    actionId: 'quotes.price',
+    label: 'Price these materials',
+    value: 'Price the materials from the previous calculation.',
+    style: 'primary',
+  },
+  table: {
+    actionId: 'quotes.table',
+    label: 'Make the quote table',
+    value: 'Create a quote table with the pricing.',
+    style: 'primary',
+  },
   /** While a step waits for answers, every message goes to it: this is the way out. */
   cancel: { actionId: 'quotes.cancel', label: 'Cancel the quote' },
 } as const satisfies Record<string, Button>;
@@ -52,7 +62,8 @@ export function renderPrice(d: PriceDraft): QuoteView {
   const material = d.normalized ? describeMaterial(d.normalized) : undefined;
   const priced = d.candidates.filter((c) => c.price_per_uom !== undefined);
   const best = priced[0];
-  const qty = d.normalized?.qty_required !== undefined ? quantity(d.normalized.qty_required, d.normalized.qty_uom ?? '') : '';
+  const qty =
+    d.normalized?.qty_required !== undefined ? quantity(d.normalized.qty_required, d.normalized.qty_uom ?? '') : '';
   const summary = !material
     ? '**Pricing**: I need more information before I can price anything.'
     : priced.length === 0
@@ -78,7 +89,10 @@ export function renderPrice(d: PriceDraft): QuoteView {
         ]),
       ),
     );
-    blocks.push({ type: 'context', items: ['Catalogue prices, AUD ex GST', 'Est. total = quantity (at least the minimum order) × price + delivery'] });
+    blocks.push({
+      type: 'context',
+      items: ['Catalogue prices, AUD ex GST', 'Est. total = quantity (at least the minimum order) × price + delivery'],
+    });
   }
   if (d.questions.length > 0) blocks.push({ type: 'buttons', buttons: [NEXT_STEP.cancel] });
   else if (priced.length > 0) blocks.push({ type: 'buttons', buttons: [NEXT_STEP.table] });
@@ -129,7 +143,9 @@ function compose(summary: string, corrections: string[], missing: string[], ques
   if (missing.length) parts.push(`Missing or unverified prices:\n${bullets(missing)}`);
   if (questions.length) {
     const lead = questions.length === 1 ? 'One question before I finish:' : 'A few questions before I finish:';
-    parts.push(`${lead}\n${questions.map((q, i) => `${i + 1}. ${q}`).join('\n')}\n\nReply in this thread and I’ll carry on.`);
+    parts.push(
+      `${lead}\n${questions.map((q, i) => `${i + 1}. ${q}`).join('\n')}\n\nReply in this thread and I’ll carry on.`,
+    );
   }
   return parts.join('\n\n');
 }

@@ -25,7 +25,11 @@ const questions = (max: number) =>
 // ---- CALC ----
 
 export const calcSpecs = z.object({
-  material: z.string().max(120).optional().describe('Material family, e.g. "stainless steel", "aluminium", "mild steel"'),
+  material: z
+    .string()
+    .max(120)
+    .optional()
+    .describe('Material family, e.g. "stainless steel", "aluminium", "mild steel"'),
   grade: z.string().max(40).optional().describe('e.g. "304", "316", "5052"'),
   thickness_mm: positive('thickness_mm').optional(),
   form: z.enum(FORMS).optional(),
@@ -81,7 +85,11 @@ export const priceResult = z.object({
       grade: z.string().max(40).describe('e.g. "304"; empty when any grade will do'),
       thickness_mm: positive('thickness_mm'),
       form: z.enum(FORMS),
-      sheet_size_mm: z.array(positive('sheet_size_mm')).length(2).optional().describe('[width, length] of the stock sheet'),
+      sheet_size_mm: z
+        .array(positive('sheet_size_mm'))
+        .length(2)
+        .optional()
+        .describe('[width, length] of the stock sheet'),
       qty_uom: z.enum(QTY_UOMS).optional(),
       qty_required: positive('qty_required').optional().describe('How many qty_uom the job needs'),
     })
@@ -111,8 +119,14 @@ export const tableResult = z.object({
     labour: money('labour'),
     freight: money('freight'),
     overheads: money('overheads'),
-    markup_pct: z.number().min(0).max(500).describe('Markup in percent, applied to material + labour + freight + overheads'),
-    grand_total_ex_gst: money('grand_total_ex_gst').describe('(material + labour + freight + overheads) × (1 + markup_pct / 100)'),
+    markup_pct: z
+      .number()
+      .min(0)
+      .max(500)
+      .describe('Markup in percent, applied to material + labour + freight + overheads'),
+    grand_total_ex_gst: money('grand_total_ex_gst').describe(
+      '(material + labour + freight + overheads) × (1 + markup_pct / 100)',
+    ),
   }),
   markdown: z.string().max(8000).describe('The same table in Markdown'),
   questions: questions(1),

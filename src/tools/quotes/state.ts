@@ -137,7 +137,9 @@ export function savePrice(state: ThreadState, draft: PriceDraft): void {
   const qs = quoteState(state);
   if (draft.normalized) {
     const key = materialKey(draft.normalized);
-    qs.prices = [...qs.prices.filter((p) => !p.normalized || materialKey(p.normalized) !== key), draft].slice(-MAX_PRICE_DRAFTS);
+    qs.prices = [...qs.prices.filter((p) => !p.normalized || materialKey(p.normalized) !== key), draft].slice(
+      -MAX_PRICE_DRAFTS,
+    );
     delete qs.table;
   }
 }

@@ -42,12 +42,19 @@ const input = z.object({
 });
 
 /** `web_search`, offered only when TAVILY_API_KEY is set. */
-export function createWebSearchTools(config: Pick<Config, 'TAVILY_API_KEY' | 'TAVILY_API_URL'> & Partial<Pick<Config, 'REWRITE_MODEL'>>, opts: WebSearchOptions = {}): ToolSet {
+export function createWebSearchTools(
+  config: Pick<Config, 'TAVILY_API_KEY' | 'TAVILY_API_URL'> & Partial<Pick<Config, 'REWRITE_MODEL'>>,
+  opts: WebSearchOptions = {},
+): ToolSet {
   if (!config.TAVILY_API_KEY) return { tools: [], extensions: [] };
   const rewriteTimeoutMs = opts.rewriteTimeoutMs ?? DEFAULT_REWRITE_TIMEOUT_MS;
   const searchTimeoutMs = opts.searchTimeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS;
   const cacheTtlMs = opts.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
-  const client = createTavilyClient({ apiKey: config.TAVILY_API_KEY, apiUrl: config.TAVILY_API_URL, timeoutMs: searchTimeoutMs });
+  const client = createTavilyClient({
+    apiKey: config.TAVILY_API_KEY,
+    apiUrl: config.TAVILY_API_URL,
+    timeoutMs: searchTimeoutMs,
+  });
 
   const tool = defineTool({
     name: 'web_search',
@@ -67,7 +74,13 @@ export function createWebSearchTools(config: Pick<Config, 'TAVILY_API_KEY' | 'TA
       }
 
       const started = performance.now();
-      const rewritten = await rewriteSearchQuery(query, { llm: ctx.llm, now: ctx.now, signal: ctx.signal, timeoutMs: rewriteTimeoutMs, ...(config.REWRITE_MODEL ? { model: config.REWRITE_MODEL } : {}) });
+      const rewritten = await rewriteSearchQuery(query, {
+        llm: ctx.llm,
+        now: ctx.now,
+        signal: ctx.signal,
+        timeoutMs: rewriteTimeoutMs,
+        ...(config.REWRITE_MODEL ? { model: config.REWRITE_MODEL } : {}),
+      });
       const rewriteMs = Math.round(performance.now() - started);
       const results = await search(client, rewritten.query, maxResults, ctx);
       ctx.log.info(
@@ -91,7 +104,12 @@ export function createWebSearchTools(config: Pick<Config, 'TAVILY_API_KEY' | 'TA
   return { tools: [tool], extensions: [] };
 }
 
-async function search(client: WebSearchClient, query: string, maxResults: number, ctx: ToolContext): Promise<WebResult[]> {
+async function search(
+  client: WebSearchClient,
+  query: string,
+  maxResults: number,
+  ctx: ToolContext,
+): Promise<WebResult[]> {
   try {
     return await client.search(query, { maxResults, signal: ctx.signal });
   } catch (err) {

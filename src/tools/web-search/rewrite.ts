@@ -126,7 +126,8 @@ async function askModel(
       // The turn was cancelled: searching anyway would be wasted work.
       if (opts.signal.aborted) throw err;
       if (timeout.aborted) return { reason: 'timeout' };
-      const transient = err instanceof LlmError && (err.kind === 'server' || err.kind === 'rate_limited' || err.kind === 'unreachable');
+      const transient =
+        err instanceof LlmError && (err.kind === 'server' || err.kind === 'rate_limited' || err.kind === 'unreachable');
       if (attempt >= 2 || !transient) return { reason: 'failed' };
     }
   }

@@ -12,7 +12,10 @@ let h: Harness;
 let stop: () => Promise<void>;
 beforeAll(async () => {
   discord = await startFakeDiscord();
-  h = await startHarness({ tools: createArtifactTools({ ARTIFACT_MODEL: 'gpt-artifact-writer' }).tools, env: discord.env() });
+  h = await startHarness({
+    tools: createArtifactTools({ ARTIFACT_MODEL: 'gpt-artifact-writer' }).tools,
+    env: discord.env(),
+  });
   stop = await runAdapter(h.sb, createDiscordAdapter(h.sb, { editIntervalMs: 100 })!);
 });
 afterAll(async () => {
@@ -23,7 +26,14 @@ afterAll(async () => {
 
 it('shows the code being written in the progress message, then the answer with the file', async () => {
   h.llm.script(
-    { toolCalls: [{ name: 'generate_artifact', arguments: { type: 'mermaid', title: 'Search flow', request: 'The web search flow.' } }] },
+    {
+      toolCalls: [
+        {
+          name: 'generate_artifact',
+          arguments: { type: 'mermaid', title: 'Search flow', request: 'The web search flow.' },
+        },
+      ],
+    },
     { text: `\`\`\`mermaid\n${DIAGRAM}\n\`\`\``, chunkDelayMs: 60 },
     { text: 'Here is the diagram.' },
   );
@@ -32,6 +42,8 @@ it('shows the code being written in the progress message, then the answer with t
   expect(answer!.content).toBe('Here is the diagram.');
   expect(answer!.attachments).toMatchObject([{ filename: 'search-flow.mmd' }]);
   // The progress edits carry the code in their content (the file itself only comes with the answer).
-  const contents = discord.callsMatching('PATCH', new RegExp(`^/channels/${asked.id}/messages/`)).map((c) => String((c.body as { content?: unknown } | undefined)?.content ?? ''));
+  const contents = discord
+    .callsMatching('PATCH', new RegExp(`^/channels/${asked.id}/messages/`))
+    .map((c) => String((c.body as { content?: unknown } | undefined)?.content ?? ''));
   expect(contents.some((c) => c.includes('flowchart TD') && c.includes('-# '))).toBe(true);
 });

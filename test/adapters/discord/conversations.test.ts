@@ -3,7 +3,13 @@
  * as a user would (DISCORD_TOKEN, DISCORD_APPLICATION_ID, DISCORD_API_URL), talks to the fake
  * Discord over HTTP and WebSocket; the core answers through the fake OpenAI.
  */
-import { ButtonStyle, ChannelType, MessageFlags, type APIButtonComponentWithCustomId, type APIMessage } from 'discord.js';
+import {
+  ButtonStyle,
+  ChannelType,
+  MessageFlags,
+  type APIButtonComponentWithCustomId,
+  type APIMessage,
+} from 'discord.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDiscordAdapter, type DiscordAdapter } from '../../../src/adapters/discord/index.js';
 import type { AdminDataPort } from '../../../src/data/index.js';
@@ -11,7 +17,18 @@ import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js
 import { openPgliteTestPort } from '../../helpers/db.js';
 import { runAdapter, sentMessages, startHarness, type Harness } from '../../helpers/harness.js';
 import { testTools } from '../../helpers/test-tools.js';
-import { bigReplyTool, finalMessages, fromBot, LONG_SUGGESTION, reportTool, settle, slowReportTool, specProblems, testExtension, type Recorded } from './helpers.js';
+import {
+  bigReplyTool,
+  finalMessages,
+  fromBot,
+  LONG_SUGGESTION,
+  reportTool,
+  settle,
+  slowReportTool,
+  specProblems,
+  testExtension,
+  type Recorded,
+} from './helpers.js';
 
 let discord: FakeDiscord;
 let data: AdminDataPort;
@@ -22,7 +39,12 @@ const recorded: Recorded = { commands: [] };
 
 beforeAll(async () => {
   [discord, data] = await Promise.all([startFakeDiscord(), openPgliteTestPort({ seedDemo: false })]);
-  h = await startHarness({ tools: [...testTools, reportTool, slowReportTool, bigReplyTool], extensions: [testExtension(recorded)], env: discord.env(), data });
+  h = await startHarness({
+    tools: [...testTools, reportTool, slowReportTool, bigReplyTool],
+    extensions: [testExtension(recorded)],
+    env: discord.env(),
+    data,
+  });
   adapter = createDiscordAdapter(h.sb)!;
   stopAdapter = await runAdapter(h.sb, adapter);
 });
@@ -35,38 +57,78 @@ afterAll(async () => {
 beforeEach(() => h.llm.reset());
 
 const lastUserMessage = () => sentMessages(h.llm.lastRequest('/chat/completions')!.body).at(-1);
-const buttonsOf = (m: APIMessage) => (m.components ?? []).flatMap((row) => ('components' in row ? (row.components as unknown[]) : [])) as APIButtonComponentWithCustomId[];
+const buttonsOf = (m: APIMessage) =>
+  (m.components ?? []).flatMap((row) =>
+    'components' in row ? (row.components as unknown[]) : [],
+  ) as APIButtonComponentWithCustomId[];
 /** The final (non-progress) messages an interaction's token produced. */
 const interactionMessages = async (token: string, count = 1) =>
-  discord.waitFor(() => {
-    const it = discord.world.interactions.get(token)!;
-    const mine = [...it.messageIds].map((id) => discord.world.messages.get(id)).filter((m): m is APIMessage => m !== undefined && m.id !== (('message' in it.payload && it.payload.message.id) || ''));
-    return mine.length >= count && mine.every((m) => !/^-# [⏳✓✗]/m.test(m.content) && ((m.flags ?? 0) & MessageFlags.Loading) === 0) && mine;
-  }, `the answer to interaction ${token.slice(0, 12)}`);
+  discord.waitFor(
+    () => {
+      const it = discord.world.interactions.get(token)!;
+      const mine = [...it.messageIds]
+        .map((id) => discord.world.messages.get(id))
+        .filter(
+          (m): m is APIMessage =>
+            m !== undefined && m.id !== (('message' in it.payload && it.payload.message.id) || ''),
+        );
+      return (
+        mine.length >= count &&
+        mine.every((m) => !/^-# [⏳✓✗]/m.test(m.content) && ((m.flags ?? 0) & MessageFlags.Loading) === 0) &&
+        mine
+      );
+    },
+    `the answer to interaction ${token.slice(0, 12)}`,
+  );
 
 let threadId = '';
 
 describe('conversations', () => {
   it('answers a mention in a new thread: mention stripped, typing, progress first, then embeds, buttons and a file', async () => {
-    h.llm.script({ toolCalls: [{ name: 'weather_report', arguments: { city: 'Oslo' } }] }, { text: 'Rain today, sun tomorrow.' });
+    h.llm.script(
+      { toolCalls: [{ name: 'weather_report', arguments: { city: 'Oslo' } }] },
+      { text: 'Rain today, sun tomorrow.' },
+    );
     const asked = discord.say({ content: 'weather in Oslo?', mention: true });
     threadId = asked.id;
     const [answer] = await finalMessages(discord, asked.id);
 
-    expect(discord.world.channels.get(asked.id)).toMatchObject({ type: ChannelType.PublicThread, parent_id: discord.world.general.id, name: 'weather in Oslo?' });
-    expect(sentMessages(h.llm.requestsTo('/chat/completions')[0]!.body).at(-1)).toMatchObject({ role: 'user', content: 'weather in Oslo?' });
+    expect(discord.world.channels.get(asked.id)).toMatchObject({
+      type: ChannelType.PublicThread,
+      parent_id: discord.world.general.id,
+      name: 'weather in Oslo?',
+    });
+    expect(sentMessages(h.llm.requestsTo('/chat/completions')[0]!.body).at(-1)).toMatchObject({
+      role: 'user',
+      content: 'weather in Oslo?',
+    });
     expect(answer!.content).toBe('Rain today, sun tomorrow.');
-    expect(answer!.embeds[0]).toMatchObject({ title: 'Weather in Oslo', fields: [{ name: 'Today', value: 'Rain, 12°' }, { name: 'Tomorrow', value: 'Sun, 15°' }], footer: { text: 'Source: test data' } });
-    expect(buttonsOf(answer!).map((b) => [b.label, b.style])).toEqual([['Show more', ButtonStyle.Primary], ['Clear filters', ButtonStyle.Secondary], ['Compare cities', ButtonStyle.Secondary]]);
+    expect(answer!.embeds[0]).toMatchObject({
+      title: 'Weather in Oslo',
+      fields: [
+        { name: 'Today', value: 'Rain, 12°' },
+        { name: 'Tomorrow', value: 'Sun, 15°' },
+      ],
+      footer: { text: 'Source: test data' },
+    });
+    expect(buttonsOf(answer!).map((b) => [b.label, b.style])).toEqual([
+      ['Show more', ButtonStyle.Primary],
+      ['Clear filters', ButtonStyle.Secondary],
+      ['Compare cities', ButtonStyle.Secondary],
+    ]);
     expect(answer!.attachments).toMatchObject([{ filename: 'report.csv', description: 'Report' }]);
 
     // Posted early with a status line, then edited into the answer; one message, no duplicates.
     const posts = discord.callsMatching('POST', new RegExp(`^/channels/${asked.id}/messages$`));
     expect(posts).toHaveLength(1);
     expect(posts[0]!.body?.content).toMatch(/^-# ⏳ Thinking…$/);
-    expect(discord.callsMatching('PATCH', new RegExp(`^/channels/${asked.id}/messages/${answer!.id}$`)).at(-1)!.kind).toBe('multipart');
+    expect(
+      discord.callsMatching('PATCH', new RegExp(`^/channels/${asked.id}/messages/${answer!.id}$`)).at(-1)!.kind,
+    ).toBe('multipart');
     expect(discord.callsMatching('POST', /\/threads$/)).toHaveLength(1);
-    expect(discord.callsMatching('POST', new RegExp(`^/channels/(${discord.world.general.id}|${asked.id})/typing$`)).length).toBeGreaterThan(0);
+    expect(
+      discord.callsMatching('POST', new RegExp(`^/channels/(${discord.world.general.id}|${asked.id})/typing$`)).length,
+    ).toBeGreaterThan(0);
   });
 
   it('continues in that thread without a new mention, remembering the conversation', async () => {
@@ -99,7 +161,9 @@ describe('conversations', () => {
     expect(original!.id).toBe(ask.originalId);
     expect(original!.content).toBe('Bergen: rain.');
     expect(original!.embeds[0]?.title).toBe('Weather in Bergen');
-    expect(discord.callsMatching('PATCH', /\/messages\/@original$/).filter((c) => c.path.includes(ask.payload.token)).length).toBeGreaterThanOrEqual(2);
+    expect(
+      discord.callsMatching('PATCH', /\/messages\/@original$/).filter((c) => c.path.includes(ask.payload.token)).length,
+    ).toBeGreaterThanOrEqual(2);
 
     const compare = buttonsOf(original!).find((b) => b.label === 'Compare cities')!;
     expect(compare.custom_id).toMatch(/^~/); // the value is too long for a custom_id: kept in the kv store
@@ -143,7 +207,10 @@ describe('conversations', () => {
     const unknown = discord.command('weather', { city: 'Oslo' });
     await discord.waitFor(() => unknown.callback, 'the reply to an unknown command');
     expect(unknown.callback!.type).toBe(4); // CHANNEL_MESSAGE_WITH_SOURCE
-    expect(discord.world.messages.get(unknown.originalId!)).toMatchObject({ content: '⚠️ I don’t know /weather. Try /ask.', flags: MessageFlags.Ephemeral });
+    expect(discord.world.messages.get(unknown.originalId!)).toMatchObject({
+      content: '⚠️ I don’t know /weather. Try /ask.',
+      flags: MessageFlags.Ephemeral,
+    });
   });
 
   it('/quote hands mode and request to the quote command', async () => {
@@ -159,9 +226,16 @@ describe('conversations', () => {
     const before = discord.calls.length;
     discord.say({ content: 'hello bot', mention: true, author: discord.world.people.otherBot });
     discord.say({ content: 'just chatting in general' });
-    const mine = discord.world.createMessage({ channelId: discord.world.general.id, author: discord.world.bot, content: `<@${discord.world.bot.id}> talking to myself` });
+    const mine = discord.world.createMessage({
+      channelId: discord.world.general.id,
+      author: discord.world.bot,
+      content: `<@${discord.world.bot.id}> talking to myself`,
+    });
     const edited = discord.say({ content: 'typo' });
-    discord.world.editMessage(edited.id, { content: `<@${discord.world.bot.id}> now mentioning you`, mentions: [discord.world.bot] });
+    discord.world.editMessage(edited.id, {
+      content: `<@${discord.world.bot.id}> now mentioning you`,
+      mentions: [discord.world.bot],
+    });
     await settle(discord);
     expect(discord.calls.slice(before)).toEqual([]);
     expect(discord.world.channels.has(mine.id)).toBe(false);
@@ -187,17 +261,25 @@ describe('conversations', () => {
     const [answer] = await finalMessages(discord, asked.id);
     expect(answer!.content).toBe(words);
 
-    const writes = [...discord.callsMatching('POST', new RegExp(`^/channels/${asked.id}/messages$`)), ...discord.callsMatching('PATCH', new RegExp(`^/channels/${asked.id}/messages/`))];
+    const writes = [
+      ...discord.callsMatching('POST', new RegExp(`^/channels/${asked.id}/messages$`)),
+      ...discord.callsMatching('PATCH', new RegExp(`^/channels/${asked.id}/messages/`)),
+    ];
     const contents = writes.map((w) => String(w.body?.content));
     expect(contents.some((c) => c.includes('-# ⏳ Compiling the long report…'))).toBe(true);
-    expect(contents.some((c) => /^word0 word1.*\n-# ✓ long report compiled$/s.test(c) && !c.startsWith(words))).toBe(true);
+    expect(contents.some((c) => /^word0 word1.*\n-# ✓ long report compiled$/s.test(c) && !c.startsWith(words))).toBe(
+      true,
+    );
     // Discord allows 5 edits per 5 s in a channel; we keep to one a second (timers may fire a ms early).
     const gaps = writes.slice(1).map((w, i) => w.at - writes[i]!.at);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(990);
   });
 
   it('splits a reply too big for one message into marked continuations, each within Discord’s limits', async () => {
-    const longText = Array.from({ length: 60 }, (_, i) => `Sentence number ${i + 1} of a long answer that keeps going.`).join(' ');
+    const longText = Array.from(
+      { length: 60 },
+      (_, i) => `Sentence number ${i + 1} of a long answer that keeps going.`,
+    ).join(' ');
     h.llm.script({ toolCalls: [{ name: 'big_reply', arguments: {} }] }, { text: longText });
     const asked = discord.say({ content: 'everything please', mention: true });
     await settle(discord, 1_500);

@@ -20,7 +20,10 @@ afterAll(async () => {
 /** The script with only the given environment (plus PATH), so nothing from the shell leaks in. */
 async function deploy(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/adapters/discord/deploy.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env } });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/adapters/discord/deploy.ts'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -30,13 +33,22 @@ async function deploy(env: Record<string, string>): Promise<{ code: number; stdo
 
 describe('discord:deploy', () => {
   it('registers /ask and /quote globally, or in DISCORD_GUILD_ID, with spec-valid payloads', async () => {
-    const [global, guild] = await Promise.all([deploy(discord.env()), deploy({ ...discord.env(), DISCORD_GUILD_ID: discord.world.guildId })]);
-    expect(global).toMatchObject({ code: 0, stdout: 'Registered /ask, /quote globally (new or changed commands can take a while to show).\n' });
+    const [global, guild] = await Promise.all([
+      deploy(discord.env()),
+      deploy({ ...discord.env(), DISCORD_GUILD_ID: discord.world.guildId }),
+    ]);
+    expect(global).toMatchObject({
+      code: 0,
+      stdout: 'Registered /ask, /quote globally (new or changed commands can take a while to show).\n',
+    });
     expect(guild).toMatchObject({ code: 0, stdout: `Registered /ask, /quote in server ${discord.world.guildId}.\n` });
 
     const puts = discord.calls.filter((c) => c.method === 'PUT');
     expect(puts.map((c) => c.path).sort()).toEqual(
-      [`/applications/${discord.world.applicationId}/commands`, `/applications/${discord.world.applicationId}/guilds/${discord.world.guildId}/commands`].sort(),
+      [
+        `/applications/${discord.world.applicationId}/commands`,
+        `/applications/${discord.world.applicationId}/guilds/${discord.world.guildId}/commands`,
+      ].sort(),
     );
     expect(specProblems(discord.calls)).toEqual([]);
     const [ask, quote] = puts[0]!.body as unknown as Record<string, unknown>[];

@@ -20,8 +20,22 @@ export const reportTool = defineTool({
       summary: `report for ${city}`,
       blocks: [
         { type: 'header', text: `Weather in ${city}` },
-        { type: 'fields', fields: [{ label: 'Today', value: 'Rain, 12°' }, { label: 'Tomorrow', value: 'Sun, 15°' }] },
-        { type: 'file', file: { name: 'report.csv', mime: 'text/csv', data: new TextEncoder().encode('day,weather\nmon,rain\n'), title: 'Report' } },
+        {
+          type: 'fields',
+          fields: [
+            { label: 'Today', value: 'Rain, 12°' },
+            { label: 'Tomorrow', value: 'Sun, 15°' },
+          ],
+        },
+        {
+          type: 'file',
+          file: {
+            name: 'report.csv',
+            mime: 'text/csv',
+            data: new TextEncoder().encode('day,weather\nmon,rain\n'),
+            title: 'Report',
+          },
+        },
         {
           type: 'buttons',
           buttons: [
@@ -39,7 +53,17 @@ export const reportTool = defineTool({
 const page = (n: number): Reply => ({
   text: `Page ${n} of the report.`,
   blocks: [
-    { type: 'cards', cards: [{ title: `Day ${n}`, subtitle: 'Forecast', fields: [{ label: 'Weather', value: 'Cloudy' }], body: 'Light wind.' }] },
+    {
+      type: 'cards',
+      cards: [
+        {
+          title: `Day ${n}`,
+          subtitle: 'Forecast',
+          fields: [{ label: 'Weather', value: 'Cloudy' }],
+          body: 'Light wind.',
+        },
+      ],
+    },
     { type: 'buttons', buttons: [{ actionId: 'test.more', label: 'Show more', value: String(n + 1) }] },
   ],
 });
@@ -52,7 +76,10 @@ export interface Recorded {
 export function testExtension(recorded: Recorded): AgentExtension {
   return {
     actions: {
-      test: async (action) => (action.id === 'test.clear' ? { reply: { text: 'Filters cleared.', blocks: [] } } : { reply: page(Number(action.value ?? 2)) }),
+      test: async (action) =>
+        action.id === 'test.clear'
+          ? { reply: { text: 'Filters cleared.', blocks: [] } }
+          : { reply: page(Number(action.value ?? 2)) },
     },
     commands: {
       quote: async (options) => {
@@ -68,16 +95,28 @@ export const isProgress = (m: APIMessage) => /^-# [⏳✓✗]/m.test(m.content);
 export const fromBot = (discord: FakeDiscord) => (m: APIMessage) => m.author.id === discord.world.bot.id;
 
 /** The bot's messages in a channel once none of them shows progress any more. */
-export async function finalMessages(discord: FakeDiscord, channelId: string, count = 1, label = 'the answer'): Promise<APIMessage[]> {
+export async function finalMessages(
+  discord: FakeDiscord,
+  channelId: string,
+  count = 1,
+  label = 'the answer',
+): Promise<APIMessage[]> {
   return discord.waitFor(() => {
-    const mine = discord.messagesIn(channelId).filter(fromBot(discord)).filter((m) => ((m.flags ?? 0) & MessageFlags.Loading) === 0);
+    const mine = discord
+      .messagesIn(channelId)
+      .filter(fromBot(discord))
+      .filter((m) => ((m.flags ?? 0) & MessageFlags.Loading) === 0);
     return mine.length >= count && !mine.some(isProgress) && mine;
   }, `${label} in ${channelId}`);
 }
 
 /** Waits until the fake has received no REST call for `quietMs`. */
 export async function settle(discord: FakeDiscord, quietMs = 400): Promise<void> {
-  await discord.waitFor(() => performance.now() - (discord.calls.at(-1)?.at ?? 0) > quietMs, 'the bot to go quiet', 15_000);
+  await discord.waitFor(
+    () => performance.now() - (discord.calls.at(-1)?.at ?? 0) > quietMs,
+    'the bot to go quiet',
+    15_000,
+  );
 }
 
 /** Calls whose body Discord's spec (or its limits) would refuse, and responses of ours that do not match the spec. */
@@ -108,17 +147,29 @@ export const bigReplyTool = defineTool({
   description: 'Returns more than one message can hold.',
   input: z.object({}),
   async run() {
-    const rows = Array.from({ length: 150 }, (_, i) => [`Product ${i + 1}`, `${(i * 7.5).toFixed(2)} EUR`, i % 2 ? 'in stock' : 'backorder']);
+    const rows = Array.from({ length: 150 }, (_, i) => [
+      `Product ${i + 1}`,
+      `${(i * 7.5).toFixed(2)} EUR`,
+      i % 2 ? 'in stock' : 'backorder',
+    ]);
     const cards = Array.from({ length: 14 }, (_, i) => ({
       title: `Offer ${i + 1}: ${'a very long offer title '.repeat(15)}`,
       subtitle: 'Campaign',
       body: 'Details. '.repeat(60),
       fields: Array.from({ length: 30 }, (_, j) => ({ label: `Field ${j + 1}`, value: 'value '.repeat(40) })),
     }));
-    const buttons = Array.from({ length: 28 }, (_, i) => ({ actionId: 'test.more', label: `Page ${i + 2}`, value: String(i + 2) }));
+    const buttons = Array.from({ length: 28 }, (_, i) => ({
+      actionId: 'test.more',
+      label: `Page ${i + 2}`,
+      value: String(i + 2),
+    }));
     return {
       content: 'Built.',
-      blocks: [{ type: 'table', columns: ['Product', 'Price', 'Stock'], rows, caption: 'Price list' }, { type: 'cards', cards }, { type: 'buttons', buttons }],
+      blocks: [
+        { type: 'table', columns: ['Product', 'Price', 'Stock'], rows, caption: 'Price list' },
+        { type: 'cards', cards },
+        { type: 'buttons', buttons },
+      ],
     };
   },
 });

@@ -28,7 +28,12 @@ let url = '';
 beforeAll(async () => {
   [discord, data] = await Promise.all([startFakeDiscord(), openPgliteTestPort({ seedDemo: false })]);
   const { DISCORD_TOKEN: _token, ...env } = discord.env();
-  h = await startHarness({ tools: [...testTools, reportTool], extensions: [testExtension({ commands: [] })], env: { ...env, DISCORD_PUBLIC_KEY: discord.publicKey }, data });
+  h = await startHarness({
+    tools: [...testTools, reportTool],
+    extensions: [testExtension({ commands: [] })],
+    env: { ...env, DISCORD_PUBLIC_KEY: discord.publicKey },
+    data,
+  });
   adapter = createDiscordAdapter(h.sb)!;
   server = await startHttpServer(new Hono(), 0, '127.0.0.1', adapter.routes);
   url = `${server.url}/discord/interactions`;
@@ -43,32 +48,65 @@ afterAll(async () => {
 });
 beforeEach(() => h.llm.reset());
 
-const buttonsOf = (m: APIMessage) => (m.components ?? []).flatMap((row) => ('components' in row ? (row.components as unknown[]) : [])) as APIButtonComponentWithCustomId[];
+const buttonsOf = (m: APIMessage) =>
+  (m.components ?? []).flatMap((row) =>
+    'components' in row ? (row.components as unknown[]) : [],
+  ) as APIButtonComponentWithCustomId[];
 const answered = (token: string, count = 1) =>
-  discord.waitFor(() => {
-    const it = discord.world.interactions.get(token)!;
-    const mine = [...it.messageIds].map((id) => discord.world.messages.get(id)).filter((m): m is APIMessage => m !== undefined && m.id !== (('message' in it.payload && it.payload.message.id) || ''));
-    return mine.length >= count && mine.every((m) => !/^-# [⏳✓✗]/m.test(m.content) && ((m.flags ?? 0) & MessageFlags.Loading) === 0) && mine;
-  }, `the answer to interaction ${token.slice(0, 12)}`);
+  discord.waitFor(
+    () => {
+      const it = discord.world.interactions.get(token)!;
+      const mine = [...it.messageIds]
+        .map((id) => discord.world.messages.get(id))
+        .filter(
+          (m): m is APIMessage =>
+            m !== undefined && m.id !== (('message' in it.payload && it.payload.message.id) || ''),
+        );
+      return (
+        mine.length >= count &&
+        mine.every((m) => !/^-# [⏳✓✗]/m.test(m.content) && ((m.flags ?? 0) & MessageFlags.Loading) === 0) &&
+        mine
+      );
+    },
+    `the answer to interaction ${token.slice(0, 12)}`,
+  );
 
 describe('the interactions endpoint', () => {
   it('opens no gateway connection and answers PING with PONG, as Discord checks when the URL is saved', async () => {
     expect(discord.gateway.sessions).toHaveLength(0);
     expect(await adapter.ready?.()).toBe(true);
-    const ping = { id: '1234567890123456789', application_id: discord.world.applicationId, type: 1, token: 'ping-token', version: 1 };
+    const ping = {
+      id: '1234567890123456789',
+      application_id: discord.world.applicationId,
+      type: 1,
+      token: 'ping-token',
+      version: 1,
+    };
     const res = await discord.overHttp(url, ping as unknown as Parameters<FakeDiscord['overHttp']>[1]);
     expect(res).toMatchObject({ status: 200, body: { type: 1 } });
   });
 
   it('refuses forged, missing and stale signatures with 401, and records nothing', async () => {
     for (const signature of ['forged', 'missing', 'stale'] as const) {
-      const res = await discord.overHttp(url, discord.commandPayload('ask', { question: `forged ${signature}` }), signature);
+      const res = await discord.overHttp(
+        url,
+        discord.commandPayload('ask', { question: `forged ${signature}` }),
+        signature,
+      );
       expect(res.status, signature).toBe(401);
       expect(res.callbackStatus).toBeUndefined();
     }
     // A forged PING is refused too: the portal refuses to save a URL that accepts it.
-    const ping = { id: '1234567890123456780', application_id: discord.world.applicationId, type: 1, token: 'ping-token-2', version: 1 };
-    expect((await discord.overHttp(url, ping as unknown as Parameters<FakeDiscord['overHttp']>[1], 'forged')).status).toBe(401);
+    const ping = {
+      id: '1234567890123456780',
+      application_id: discord.world.applicationId,
+      type: 1,
+      token: 'ping-token-2',
+      version: 1,
+    };
+    expect(
+      (await discord.overHttp(url, ping as unknown as Parameters<FakeDiscord['overHttp']>[1], 'forged')).status,
+    ).toBe(401);
     await new Promise((resolve) => setTimeout(resolve, 300)); // a recorded entry would have reached the model by now
     expect(h.llm.requestsTo('/chat/completions')).toHaveLength(0);
     expect(await h.sb.inbox.stats()).toMatchObject({ pending: 0 });
@@ -104,7 +142,10 @@ describe('the interactions endpoint', () => {
     expect(unknown).toMatchObject({ status: 200, body: { type: 4, data: { flags: MessageFlags.Ephemeral } } });
     expect((unknown.body as { data: { content: string } }).data.content).toMatch(/don’t know \/launch/);
 
-    const dm = discord.world.createMessage({ channelId: discord.world.general.id, author: discord.world.bot, content: 'old answer' }, { dispatch: false });
+    const dm = discord.world.createMessage(
+      { channelId: discord.world.general.id, author: discord.world.bot, content: 'old answer' },
+      { dispatch: false },
+    );
     const expired = await discord.overHttp(url, discord.clickPayload(dm.id, '~no-such-ref'));
     expect(expired).toMatchObject({ status: 200, body: { type: 4 } });
     expect((expired.body as { data: { content: string } }).data.content).toMatch(/expired/);
@@ -112,7 +153,9 @@ describe('the interactions endpoint', () => {
   });
 
   it('a payload of an unexpected shape is a 400, not a crash', async () => {
-    const res = await discord.overHttp(url, { id: 'not-a-snowflake', type: 2 } as unknown as Parameters<FakeDiscord['overHttp']>[1]);
+    const res = await discord.overHttp(url, { id: 'not-a-snowflake', type: 2 } as unknown as Parameters<
+      FakeDiscord['overHttp']
+    >[1]);
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body)).not.toMatch(/at \w+ \(/); // no stack trace
   });
@@ -121,8 +164,13 @@ describe('the interactions endpoint', () => {
 describe('configuration', () => {
   it('DISCORD_PUBLIC_KEY must be 64 hex characters and comes with DISCORD_APPLICATION_ID', () => {
     const base = { OPENAI_API_KEY: 'sk-x' };
-    expect(() => parseConfig({ ...base, DISCORD_PUBLIC_KEY: 'abc', DISCORD_APPLICATION_ID: '123456789012345678' })).toThrow(/DISCORD_PUBLIC_KEY.*64 hexadecimal/);
+    expect(() =>
+      parseConfig({ ...base, DISCORD_PUBLIC_KEY: 'abc', DISCORD_APPLICATION_ID: '123456789012345678' }),
+    ).toThrow(/DISCORD_PUBLIC_KEY.*64 hexadecimal/);
     expect(() => parseConfig({ ...base, DISCORD_PUBLIC_KEY: 'a'.repeat(64) })).toThrow(/DISCORD_APPLICATION_ID/);
-    expect(parseConfig({ ...base, DISCORD_PUBLIC_KEY: 'a'.repeat(64), DISCORD_APPLICATION_ID: '123456789012345678' }).DISCORD_PUBLIC_KEY).toBe('a'.repeat(64));
+    expect(
+      parseConfig({ ...base, DISCORD_PUBLIC_KEY: 'a'.repeat(64), DISCORD_APPLICATION_ID: '123456789012345678' })
+        .DISCORD_PUBLIC_KEY,
+    ).toBe('a'.repeat(64));
   });
 });

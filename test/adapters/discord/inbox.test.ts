@@ -66,7 +66,11 @@ describe('deliveries driven by the test (a held inbox)', () => {
   const entryFor = (id: string) => discord.waitFor(() => added.find((a) => a.entry.id === id), `the inbox entry ${id}`);
 
   /** One run of an entry, as a replica that knows nothing but the (JSON) entry would do it. */
-  async function run(entry: InboxEntry<DiscordWork>, recorded: string[] = [], opts: { signal?: AbortSignal; attempt?: number; record?: string[] } = {}) {
+  async function run(
+    entry: InboxEntry<DiscordWork>,
+    recorded: string[] = [],
+    opts: { signal?: AbortSignal; attempt?: number; record?: string[] } = {},
+  ) {
     const out = opts.record ?? [];
     const delivery: Delivery<DiscordWork> = {
       entry: JSON.parse(JSON.stringify(entry)) as InboxEntry<DiscordWork>,
@@ -89,7 +93,13 @@ describe('deliveries driven by the test (a held inbox)', () => {
       thread: `discord:${discord.world.guildId}:${discord.world.general.id}:${ask.payload.id}`,
       payload: {
         kind: 'interaction',
-        interaction: { id: ask.payload.id, token: ask.payload.token, applicationId: discord.world.applicationId, channelId: discord.world.general.id, ownsOriginal: true },
+        interaction: {
+          id: ask.payload.id,
+          token: ask.payload.token,
+          applicationId: discord.world.applicationId,
+          channelId: discord.world.general.id,
+          ownsOriginal: true,
+        },
         message: { platform: 'discord', text: 'who answers?', command: { name: 'ask' } },
       },
     });
@@ -100,7 +110,12 @@ describe('deliveries driven by the test (a held inbox)', () => {
     const recorded = await run(entry);
     expect(discord.world.messages.get(ask.originalId!)).toMatchObject({ content: 'Answered through the webhook.' });
     const token = ask.payload.token;
-    expect(discord.callsMatching('PATCH', new RegExp(`^/webhooks/${discord.world.applicationId}/${token}/messages/@original$`)).length).toBeGreaterThanOrEqual(1);
+    expect(
+      discord.callsMatching(
+        'PATCH',
+        new RegExp(`^/webhooks/${discord.world.applicationId}/${token}/messages/@original$`),
+      ).length,
+    ).toBeGreaterThanOrEqual(1);
     expect(recorded).toEqual(['msg:@original', 'delivered']);
     expect(discord.calls.filter((c) => c.path.startsWith('/interactions/')).map((c) => c.status)).toEqual([204]);
   });
@@ -111,7 +126,13 @@ describe('deliveries driven by the test (a held inbox)', () => {
     const { entry } = await entryFor(`discord:message:${asked.id}`);
     expect(entry).toMatchObject({
       thread: `discord:${discord.world.guildId}:${discord.world.general.id}:${asked.id}`,
-      payload: { kind: 'message', channelId: discord.world.general.id, originId: asked.id, startThread: { name: 'crash halfway' }, message: { text: 'crash halfway', threadId: asked.id } },
+      payload: {
+        kind: 'message',
+        channelId: discord.world.general.id,
+        originId: asked.id,
+        startThread: { name: 'crash halfway' },
+        message: { text: 'crash halfway', threadId: asked.id },
+      },
     });
     expect(discord.world.channels.has(asked.id)).toBe(false); // nothing happens before a delivery
 
@@ -168,11 +189,14 @@ describe('deliveries driven by the test (a held inbox)', () => {
     const { entry } = await entryFor(`discord:interaction:${ask.payload.id}`);
     await run(entry);
     // The first run had also sent a follow-up before its replica died.
-    const res = await fetch(`${discord.apiUrl}/v10/webhooks/${discord.world.applicationId}/${ask.payload.token}?wait=true`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ content: 'a second part' }),
-    });
+    const res = await fetch(
+      `${discord.apiUrl}/v10/webhooks/${discord.world.applicationId}/${ask.payload.token}?wait=true`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ content: 'a second part' }),
+      },
+    );
     const extra = (await res.json()) as { id: string };
 
     h.llm.script({ text: 'The replayed answer.' });
@@ -199,7 +223,11 @@ describe('the inbox running the turns', () => {
 
   beforeAll(async () => {
     discord = await startFakeDiscord();
-    h = await startHarness({ env: { ...discord.env(), INBOX_THREAD_QUEUE_MAX: '2' }, data, extensions: [testExtension({ commands: [] })] });
+    h = await startHarness({
+      env: { ...discord.env(), INBOX_THREAD_QUEUE_MAX: '2' },
+      data,
+      extensions: [testExtension({ commands: [] })],
+    });
     adapter = createDiscordAdapter(h.sb)!;
     stopAdapter = await runAdapter(h.sb, adapter);
   });
@@ -235,18 +263,33 @@ describe('the inbox running the turns', () => {
   });
 
   it('a conversation with INBOX_THREAD_QUEUE_MAX messages waiting refuses the next with “already have N messages waiting”; the others are answered in order', async () => {
-    h.llm.script({ text: 'First answer.', delayMs: 1_000 }, { text: 'Second answer.' }, { text: 'Should never be sent.' });
+    h.llm.script(
+      { text: 'First answer.', delayMs: 1_000 },
+      { text: 'Second answer.' },
+      { text: 'Should never be sent.' },
+    );
     const first = discord.dm('first');
     const dmId = first.channel_id;
     await discord.waitFor(() => h.llm.requestsTo('/chat/completions').length === 1, 'the first turn to start');
     discord.dm('second');
     await new Promise((resolve) => setTimeout(resolve, 100));
     const third = discord.dm('third');
-    const refusal = await discord.waitFor(() => discord.messagesIn(dmId).find((m) => m.message_reference?.message_id === third.id), 'the refusal');
-    expect(refusal.content).toBe('⚠️ I already have 2 messages waiting in this conversation. Please wait for my answers, then ask again.');
-    await discord.waitFor(() => discord.messagesIn(dmId).some((m) => m.content === 'Second answer.'), 'the second answer');
+    const refusal = await discord.waitFor(
+      () => discord.messagesIn(dmId).find((m) => m.message_reference?.message_id === third.id),
+      'the refusal',
+    );
+    expect(refusal.content).toBe(
+      '⚠️ I already have 2 messages waiting in this conversation. Please wait for my answers, then ask again.',
+    );
+    await discord.waitFor(
+      () => discord.messagesIn(dmId).some((m) => m.content === 'Second answer.'),
+      'the second answer',
+    );
     await settle(discord, 600);
-    const answers = discord.messagesIn(dmId).filter(fromBot(discord)).filter((m) => m.id !== refusal.id);
+    const answers = discord
+      .messagesIn(dmId)
+      .filter(fromBot(discord))
+      .filter((m) => m.id !== refusal.id);
     expect(answers.map((m) => m.content)).toEqual(['First answer.', 'Second answer.']);
     expect(h.llm.remaining()).toBe(1);
     expect(specProblems(discord.calls)).toEqual([]);

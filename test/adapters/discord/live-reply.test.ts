@@ -6,7 +6,13 @@ import type { Message, SendableChannels } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { createLiveReply } from '../../../src/adapters/discord/live-reply.js';
 import type { OutgoingMessage } from '../../../src/adapters/discord/render.js';
-import { INTERACTION_WINDOW_MS, interactionSink, type InteractionHook, type MessageRef, type ReplySink } from '../../../src/adapters/discord/sinks.js';
+import {
+  INTERACTION_WINDOW_MS,
+  interactionSink,
+  type InteractionHook,
+  type MessageRef,
+  type ReplySink,
+} from '../../../src/adapters/discord/sinks.js';
 import { silentLogger } from '../../../src/logger.js';
 
 interface Write {
@@ -51,7 +57,10 @@ describe('live reply', () => {
     }
     const refs = await live.finish([msg('Final answer.'), msg('Continued.')]);
     expect(writes[0]).toMatchObject({ op: 'open', content: '-# ⏳ Thinking…' });
-    expect(writes.slice(-2).map((w) => [w.op, w.content])).toEqual([['edit', 'Final answer.'], ['send', 'Continued.']]);
+    expect(writes.slice(-2).map((w) => [w.op, w.content])).toEqual([
+      ['edit', 'Final answer.'],
+      ['send', 'Continued.'],
+    ]);
     const edits = writes.filter((w) => w.op !== 'send');
     // 20 updates were coalesced, and writes kept the interval (timers may fire a ms early).
     expect(edits.length).toBeLessThan(20);
@@ -70,7 +79,10 @@ describe('live reply', () => {
     working.update({ status: '⏳ Thinking…' });
     await sleep(5);
     await working.fail('Model down.');
-    expect(during.writes.map((w) => [w.op, w.content])).toEqual([['open', '-# ⏳ Thinking…'], ['fail', 'm1 Model down.']]);
+    expect(during.writes.map((w) => [w.op, w.content])).toEqual([
+      ['open', '-# ⏳ Thinking…'],
+      ['fail', 'm1 Model down.'],
+    ]);
 
     const after = recordingSink();
     const answered = createLiveReply(after.sink, { minIntervalMs: INTERVAL, log: silentLogger() });
@@ -98,16 +110,28 @@ describe('interaction sink', () => {
     let clock = 0;
     const channel = {
       isSendable: () => true,
-      send: async (o: { content: string }) => (sent.push(o.content), { id: `c${sent.length}`, edit: async (e: { content: string }) => void edited.push(e.content) }),
+      send: async (o: { content: string }) => (
+        sent.push(o.content),
+        { id: `c${sent.length}`, edit: async (e: { content: string }) => void edited.push(e.content) }
+      ),
     } as unknown as SendableChannels;
     const webhook: InteractionHook = {
       send: async () => {
         throw new Error('no follow-ups expected');
       },
-      editMessage: async (_id: unknown, o: unknown) => (edited.push(`webhook: ${(o as { content: string }).content}`), { id: 'orig' }) as unknown as Message,
+      editMessage: async (_id: unknown, o: unknown) =>
+        (edited.push(`webhook: ${(o as { content: string }).content}`), { id: 'orig' }) as unknown as Message,
       deleteMessage: async () => undefined,
     };
-    const sink = interactionSink({ webhook, ownsOriginal: true, channel: async () => channel, interactionId: '1', receivedAt: 0, now: () => clock, log: silentLogger() });
+    const sink = interactionSink({
+      webhook,
+      ownsOriginal: true,
+      channel: async () => channel,
+      interactionId: '1',
+      receivedAt: 0,
+      now: () => clock,
+      log: silentLogger(),
+    });
     const live = await sink.open(msg('Thinking…'));
     expect(live).toEqual({ id: '@original', messageId: 'orig' });
     clock = INTERACTION_WINDOW_MS + 1;

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { createActionStore } from '../../../src/adapters/discord/custom-id.js';
 import { LIMITS } from '../../../src/adapters/discord/limits.js';
 import { splitText, truncate } from '../../../src/reply/text.js';
-import { EMPTY_REPLY, renderProgress, renderReply, SHORTENED_NOTE, totalEmbedChars, type OutgoingMessage } from '../../../src/adapters/discord/render.js';
+import {
+  EMPTY_REPLY,
+  renderProgress,
+  renderReply,
+  SHORTENED_NOTE,
+  totalEmbedChars,
+  type OutgoingMessage,
+} from '../../../src/adapters/discord/render.js';
 import type { Block, Reply } from '../../../src/reply/model.js';
 import { replyButtons } from '../../../src/reply/plain-text.js';
 import { createMemoryKv } from '../../../src/state/kv.js';
@@ -18,9 +25,16 @@ function problems(m: OutgoingMessage): string[] {
     content: m.content,
     embeds: m.embeds,
     components: m.components,
-    attachments: m.files.map((f, i) => ({ id: String(i), filename: f.name, ...(f.description ? { description: f.description } : {}) })),
+    attachments: m.files.map((f, i) => ({
+      id: String(i),
+      filename: f.name,
+      ...(f.description ? { description: f.description } : {}),
+    })),
   };
-  return [...specValidator().checkRequest('POST', '/channels/1/messages', body, 'json'), ...checkMessageLimits('/channels/1/messages', body)];
+  return [
+    ...specValidator().checkRequest('POST', '/channels/1/messages', body, 'json'),
+    ...checkMessageLimits('/channels/1/messages', body),
+  ];
 }
 
 function expectWithinLimits(messages: OutgoingMessage[]): void {
@@ -41,7 +55,14 @@ describe('text helpers', () => {
   });
 
   it('splitText prefers paragraph and line breaks and reopens a code fence it had to cut', () => {
-    const text = ['First paragraph.', 'Second paragraph is here.', '```ts', ...Array.from({ length: 20 }, (_, i) => `const x${i} = ${i};`), '```', 'After.'].join('\n\n');
+    const text = [
+      'First paragraph.',
+      'Second paragraph is here.',
+      '```ts',
+      ...Array.from({ length: 20 }, (_, i) => `const x${i} = ${i};`),
+      '```',
+      'After.',
+    ].join('\n\n');
     const chunks = splitText(text, 120);
     expect(chunks.every((c) => c.length <= 120)).toBe(true);
     expect(chunks[0]!.startsWith('First paragraph.\n\nSecond paragraph is here.')).toBe(true);
@@ -60,27 +81,73 @@ describe('renderReply', () => {
       blocks: [
         { type: 'header', text: 'Campaigns' },
         { type: 'markdown', text: 'Three campaigns matched.' },
-        { type: 'fields', fields: [{ label: 'Channel', value: 'Facebook' }, { label: 'Offer', value: '' }] },
-        { type: 'cards', cards: [{ title: 'Acme Energy', subtitle: 'Facebook', fields: [{ label: 'Offer', value: 'Free month' }], body: 'Green power.' }] },
+        {
+          type: 'fields',
+          fields: [
+            { label: 'Channel', value: 'Facebook' },
+            { label: 'Offer', value: '' },
+          ],
+        },
+        {
+          type: 'cards',
+          cards: [
+            {
+              title: 'Acme Energy',
+              subtitle: 'Facebook',
+              fields: [{ label: 'Offer', value: 'Free month' }],
+              body: 'Green power.',
+            },
+          ],
+        },
         { type: 'table', columns: ['Product', 'Price'], rows: [['A', '1 EUR']], caption: 'Prices' },
         { type: 'citations', sources: [{ title: 'Docs [v2]', url: 'https://example.com/a', snippet: 'About A' }] },
         { type: 'context', items: ['3 results', 'updated today'] },
-        { type: 'file', file: { name: 'a.csv', mime: 'text/csv', data: new Uint8Array([65]), title: 'Export', preview: 'A' } },
-        { type: 'buttons', buttons: [{ actionId: 'campaigns.more', label: 'Show more', style: 'primary' }, { actionId: 'x.danger', label: 'Delete', style: 'danger' }] },
+        {
+          type: 'file',
+          file: { name: 'a.csv', mime: 'text/csv', data: new Uint8Array([65]), title: 'Export', preview: 'A' },
+        },
+        {
+          type: 'buttons',
+          buttons: [
+            { actionId: 'campaigns.more', label: 'Show more', style: 'primary' },
+            { actionId: 'x.danger', label: 'Delete', style: 'danger' },
+          ],
+        },
       ],
     };
     const [m, ...rest] = render(reply);
     expect(rest).toEqual([]);
     expect(m!.content).toBe('Here is the summary.');
-    expect(m!.embeds.map((e) => e.title ?? null)).toEqual(['Campaigns', null, 'Acme Energy', null, 'Sources', 'Export']);
+    expect(m!.embeds.map((e) => e.title ?? null)).toEqual([
+      'Campaigns',
+      null,
+      'Acme Energy',
+      null,
+      'Sources',
+      'Export',
+    ]);
     expect(m!.embeds[0]!.description).toBe('Three campaigns matched.');
-    expect(m!.embeds[1]!.fields).toEqual([{ name: 'Channel', value: 'Facebook', inline: true }, { name: 'Offer', value: '—', inline: true }]);
-    expect(m!.embeds[2]).toMatchObject({ description: '*Facebook*\nGreen power.', fields: [{ name: 'Offer', value: 'Free month' }] });
+    expect(m!.embeds[1]!.fields).toEqual([
+      { name: 'Channel', value: 'Facebook', inline: true },
+      { name: 'Offer', value: '—', inline: true },
+    ]);
+    expect(m!.embeds[2]).toMatchObject({
+      description: '*Facebook*\nGreen power.',
+      fields: [{ name: 'Offer', value: 'Free month' }],
+    });
     expect(m!.embeds[3]!.description).toMatch(/^Prices\n```\nProduct │ Price\n/);
     expect(m!.embeds[4]!.description).toBe('1. [Docs \\[v2\\]](https://example.com/a) — About A');
     expect(m!.embeds[4]!.footer).toEqual({ text: '3 results · updated today' });
     expect(m!.files).toMatchObject([{ name: 'a.csv', description: 'Export' }]);
-    expect(m!.components).toEqual([{ type: 1, components: [{ type: 2, style: 1, label: 'Show more', custom_id: 'b0' }, { type: 2, style: 4, label: 'Delete', custom_id: 'b1' }] }]);
+    expect(m!.components).toEqual([
+      {
+        type: 1,
+        components: [
+          { type: 2, style: 1, label: 'Show more', custom_id: 'b0' },
+          { type: 2, style: 4, label: 'Delete', custom_id: 'b1' },
+        ],
+      },
+    ]);
     expectWithinLimits([m!]);
   });
 
@@ -90,7 +157,13 @@ describe('renderReply', () => {
     const blocks: Block[] = [
       { type: 'table', columns: ['Name', 'Value'], rows },
       { type: 'fields', fields: Array.from({ length: 60 }, (_, i) => ({ label: `F${i}`, value: 'v'.repeat(1_200) })) },
-      { type: 'buttons', buttons: Array.from({ length: 30 }, (_, i) => ({ actionId: `p.${i}`, label: `Button ${i} ${'long label '.repeat(10)}` })) },
+      {
+        type: 'buttons',
+        buttons: Array.from({ length: 30 }, (_, i) => ({
+          actionId: `p.${i}`,
+          label: `Button ${i} ${'long label '.repeat(10)}`,
+        })),
+      },
     ];
     const messages = render({ text, blocks });
     expectWithinLimits(messages);
@@ -110,19 +183,30 @@ describe('renderReply', () => {
     const tables = messages.flatMap((m) => m.embeds).map((e) => e.description ?? '');
     expect(tables.length).toBeGreaterThan(2);
     expect(tables.every((d) => d.startsWith('```\nName') && d.endsWith('\n```'))).toBe(true);
-    const shown = tables.flatMap((d) => d.split('\n').filter((l) => l.startsWith('Row ')).map((l) => l.split(' ')[1]));
+    const shown = tables.flatMap((d) =>
+      d
+        .split('\n')
+        .filter((l) => l.startsWith('Row '))
+        .map((l) => l.split(' ')[1]),
+    );
     expect(shown).toEqual(rows.map((_, i) => String(i)));
     expect(messages.at(-1)!.content).not.toContain(SHORTENED_NOTE);
   });
 
   it('keeps each embed and each message under 6,000 characters, and shortens fields visibly', () => {
-    const cards = Array.from({ length: 3 }, (_, i) => ({ title: `Card ${i} ${'t'.repeat(300)}`, body: 'b'.repeat(5_000), fields: Array.from({ length: 30 }, (_, j) => ({ label: `L${j}${'l'.repeat(300)}`, value: 'v'.repeat(2_000) })) }));
+    const cards = Array.from({ length: 3 }, (_, i) => ({
+      title: `Card ${i} ${'t'.repeat(300)}`,
+      body: 'b'.repeat(5_000),
+      fields: Array.from({ length: 30 }, (_, j) => ({ label: `L${j}${'l'.repeat(300)}`, value: 'v'.repeat(2_000) })),
+    }));
     const messages = render({ text: '', blocks: [{ type: 'cards', cards }] });
     expectWithinLimits(messages);
     const embeds = messages.flatMap((m) => m.embeds);
     expect(embeds[0]!.title!.length).toBe(LIMITS.embedTitle);
     expect(embeds[0]!.title!.endsWith('…')).toBe(true);
-    expect(embeds.flatMap((e) => e.fields ?? []).every((f) => f.name.length <= 256 && f.value.length <= 1_024)).toBe(true);
+    expect(embeds.flatMap((e) => e.fields ?? []).every((f) => f.name.length <= 256 && f.value.length <= 1_024)).toBe(
+      true,
+    );
     expect(messages.at(-1)!.content).toContain(SHORTENED_NOTE);
   });
 

@@ -32,8 +32,17 @@ afterAll(async () => {
 });
 
 /** A Switchboard (sharing this file's database and model) with the Discord adapter started. */
-async function bot(discord: FakeDiscord, env: Record<string, string> = {}): Promise<{ h: Harness; adapter: DiscordAdapter }> {
-  const h = await startHarness({ env: { ...discord.env(), ...env }, data, llm, tools: [reportTool], extensions: [testExtension({ commands: [] })] });
+async function bot(
+  discord: FakeDiscord,
+  env: Record<string, string> = {},
+): Promise<{ h: Harness; adapter: DiscordAdapter }> {
+  const h = await startHarness({
+    env: { ...discord.env(), ...env },
+    data,
+    llm,
+    tools: [reportTool],
+    extensions: [testExtension({ commands: [] })],
+  });
   const adapter = createDiscordAdapter(h.sb)!;
   cleanup.push(
     () => h.close(),
@@ -65,14 +74,21 @@ describe('gateway and timing', () => {
     await discord.waitFor(() => (discord.gateway.received.Heartbeat ?? 0) >= 2, 'two heartbeats');
     const seqs = discord.gateway.sessions[0]!.events.map((e) => e.s);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-    expect(discord.gateway.sessions[0]!.events.slice(0, 3).map((e) => e.t)).toEqual(['READY', 'GUILD_CREATE', 'GUILD_CREATE']);
+    expect(discord.gateway.sessions[0]!.events.slice(0, 3).map((e) => e.t)).toEqual([
+      'READY',
+      'GUILD_CREATE',
+      'GUILD_CREATE',
+    ]);
   });
 
   it('acknowledges an interaction within Discord’s 3 s even when the model takes longer', async () => {
     llm.reset();
     llm.script({ text: 'Worth the wait.', delayMs: 3_300 });
     const ask = discord.command('ask', { question: 'slow one?' });
-    await discord.waitFor(() => ask.originalId && discord.world.messages.get(ask.originalId)?.content === 'Worth the wait.', 'the slow answer');
+    await discord.waitFor(
+      () => ask.originalId && discord.world.messages.get(ask.originalId)?.content === 'Worth the wait.',
+      'the slow answer',
+    );
     expect(ask.callback!.type).toBe(5);
     // The fake refuses a callback after 3 s (10062 Unknown interaction), as Discord does.
     expect(discord.calls.filter((c) => c.path.startsWith('/interactions/')).map((c) => c.status)).toEqual([204]);
@@ -81,7 +97,9 @@ describe('gateway and timing', () => {
   it('a dropped connection mid-conversation resumes and loses no message; events sent meanwhile are replayed', async () => {
     llm.reset();
     // Answers name their question: the replayed message and command run concurrently.
-    const answer = (delayMs = 0) => (req: RecordedRequest) => ({ text: `Answer to ${String(sentMessages(req.body).at(-1)?.content)}.`, delayMs });
+    const answer =
+      (delayMs = 0) =>
+      (req: RecordedRequest) => ({ text: `Answer to ${String(sentMessages(req.body).at(-1)?.content)}.`, delayMs });
     llm.script(answer(600), answer(), answer());
     const asked = discord.say({ content: 'first question', mention: true });
     await discord.waitFor(() => discord.messagesIn(asked.id).length > 0, 'the progress message');
@@ -92,7 +110,10 @@ describe('gateway and timing', () => {
     await discord.gateway.waitForReady();
     const answers = await finalMessages(discord, asked.id, 2);
     expect(answers.map((m) => m.content)).toEqual(['Answer to first question.', 'Answer to second question.']);
-    await discord.waitFor(() => ask.originalId && discord.world.messages.get(ask.originalId)?.content === 'Answer to third question.', 'the /ask answer');
+    await discord.waitFor(
+      () => ask.originalId && discord.world.messages.get(ask.originalId)?.content === 'Answer to third question.',
+      'the /ask answer',
+    );
     const session = discord.gateway.sessions[0]!;
     expect([session.identifies, session.resumes]).toEqual([1, 1]);
     expect(session.events.at(-1)?.t).not.toBe('READY');
@@ -104,9 +125,17 @@ describe('gateway and timing', () => {
     const asked = discord.say({ content: 'once please', mention: true });
     await finalMessages(discord, asked.id);
     discord.gateway.requestReconnect({ redeliver: 12 });
-    await discord.waitFor(() => discord.gateway.sessions[0]!.resumes === 2 && discord.gateway.sessions[0]!.socket, 'the second resume');
+    await discord.waitFor(
+      () => discord.gateway.sessions[0]!.resumes === 2 && discord.gateway.sessions[0]!.socket,
+      'the second resume',
+    );
     await settle(discord, 600);
-    expect(discord.messagesIn(asked.id).filter(fromBot(discord)).map((m) => m.content)).toEqual(['Only once.']);
+    expect(
+      discord
+        .messagesIn(asked.id)
+        .filter(fromBot(discord))
+        .map((m) => m.content),
+    ).toEqual(['Only once.']);
     expect(llm.remaining()).toBe(1);
     expect(specProblems(discord.calls)).toEqual([]);
   });
@@ -138,17 +167,30 @@ describe('two gateway connections receiving the same events', () => {
       const respond = (req: RecordedRequest) => {
         const last = sentMessages(req.body).at(-1);
         if (last?.role === 'tool') return { text: 'One command answer.' };
-        return last?.content === 'and you?' ? { toolCalls: [{ name: 'weather_report', arguments: { city: 'Oslo' } }] } : { text: 'One answer.' };
+        return last?.content === 'and you?'
+          ? { toolCalls: [{ name: 'weather_report', arguments: { city: 'Oslo' } }] }
+          : { text: 'One answer.' };
       };
       llm.script(respond, respond, respond, respond, respond);
 
       const asked = discord.say({ content: 'hello both', mention: true });
       const ask = discord.command('ask', { question: 'and you?' });
       await finalMessages(discord, asked.id);
-      const answer = await discord.waitFor(() => ask.originalId && discord.world.messages.get(ask.originalId)?.content === 'One command answer.' && discord.world.messages.get(ask.originalId), 'the /ask answer');
-      const clear = (answer.components![0] as { components: { label: string; custom_id: string }[] }).components.find((b) => b.label === 'Clear filters')!;
+      const answer = await discord.waitFor(
+        () =>
+          ask.originalId &&
+          discord.world.messages.get(ask.originalId)?.content === 'One command answer.' &&
+          discord.world.messages.get(ask.originalId),
+        'the /ask answer',
+      );
+      const clear = (answer.components![0] as { components: { label: string; custom_id: string }[] }).components.find(
+        (b) => b.label === 'Clear filters',
+      )!;
       const click = discord.click(answer.id, clear.custom_id);
-      await discord.waitFor(() => [...click.messageIds].some((id) => discord.world.messages.get(id)?.content === 'Filters cleared.'), 'the click answer');
+      await discord.waitFor(
+        () => [...click.messageIds].some((id) => discord.world.messages.get(id)?.content === 'Filters cleared.'),
+        'the click answer',
+      );
       await settle(discord);
       expect(discord.messagesIn(asked.id).filter(fromBot(discord))).toHaveLength(1);
       expect(discord.callsMatching('POST', /\/threads$/)).toHaveLength(1);
@@ -169,7 +211,9 @@ describe('tenants', () => {
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
     const mapping = join(dir, 'workspaces.csv');
     await writeFile(mapping, `platform,workspace_id\ndiscord,${discord.world.guildId}\n`);
-    expect(await importFile(data, { table: 'tenant_workspaces', file: mapping, tenantId: (await data.defaultTenant()).id })).toMatchObject({ ok: true });
+    expect(
+      await importFile(data, { table: 'tenant_workspaces', file: mapping, tenantId: (await data.defaultTenant()).id }),
+    ).toMatchObject({ ok: true });
     await bot(discord, { TENANT_MODE: 'strict' });
     llm.reset();
     llm.script({ text: 'Mapped server answer.' });
@@ -184,7 +228,11 @@ describe('tenants', () => {
     expect(discord.world.channels.has(other.id)).toBe(false); // no thread for a refusal
 
     const ask = discord.command('ask', { question: 'hello?' }, { channelId: discord.world.otherGeneral.id });
-    await discord.waitFor(() => [...ask.messageIds].map((id) => discord.world.messages.get(id)).find((m) => m?.content.includes('not set up')), 'the ephemeral refusal');
+    await discord.waitFor(
+      () =>
+        [...ask.messageIds].map((id) => discord.world.messages.get(id)).find((m) => m?.content.includes('not set up')),
+      'the ephemeral refusal',
+    );
     expect(specProblems(discord.calls)).toEqual([]);
   });
 });

@@ -30,7 +30,11 @@ afterAll(async () => {
   await data?.close();
 });
 
-async function replica(discord: FakeDiscord, env: Record<string, string>, opts: { worker?: boolean } = {}): Promise<Replica> {
+async function replica(
+  discord: FakeDiscord,
+  env: Record<string, string>,
+  opts: { worker?: boolean } = {},
+): Promise<Replica> {
   const h = await startHarness({ env: { ...discord.env(), ...env }, data });
   const adapter = createDiscordAdapter(h.sb)!;
   if (opts.worker === false) {
@@ -42,7 +46,8 @@ async function replica(discord: FakeDiscord, env: Record<string, string>, opts: 
   return { h, adapter, stop: async () => (await stopAdapter(), await h.close()) };
 }
 
-const asked = (r: Replica) => r.h.llm.requestsTo('/chat/completions').map((req) => sentMessages(req.body).at(-1)?.content);
+const asked = (r: Replica) =>
+  r.h.llm.requestsTo('/chat/completions').map((req) => sentMessages(req.body).at(-1)?.content);
 
 describe('two replicas with disjoint shards', () => {
   let discord: FakeDiscord;
@@ -77,7 +82,8 @@ describe('two replicas with disjoint shards', () => {
   it('a mention in each guild is answered once, by the replica whose shard received it; DMs go to shard 0', async () => {
     zero.h.llm.script({ text: 'Answer from shard 0.' }, { text: 'DM answer.' });
     one.h.llm.script({ text: 'Answer from shard 1.' });
-    const channelOf = (g: string) => (g === discord.world.guildId ? discord.world.general.id : discord.world.otherGeneral.id);
+    const channelOf = (g: string) =>
+      g === discord.world.guildId ? discord.world.general.id : discord.world.otherGeneral.id;
     const inG0 = discord.say({ content: 'hello shard zero', channelId: channelOf(g0), mention: true });
     const inG1 = discord.say({ content: 'hello shard one', channelId: channelOf(g1), mention: true });
     expect((await finalMessages(discord, inG0.id)).map((m) => m.content)).toEqual(['Answer from shard 0.']);
@@ -96,7 +102,10 @@ describe('two replicas with disjoint shards', () => {
     } finally {
       await auto.stop();
     }
-    const h = await startHarness({ env: { ...discord.env(), DISCORD_SHARD_COUNT: 'auto', DISCORD_SHARD_IDS: '2' }, data });
+    const h = await startHarness({
+      env: { ...discord.env(), DISCORD_SHARD_COUNT: 'auto', DISCORD_SHARD_IDS: '2' },
+      data,
+    });
     try {
       const adapter = createDiscordAdapter(h.sb)!;
       await expect(adapter.start()).rejects.toThrow(/DISCORD_SHARD_IDS: 2 is outside the 2 shards Discord recommends/);

@@ -4,7 +4,19 @@ import { z } from 'zod';
 import { createSlackAdapter } from '../../../src/adapters/slack/index.js';
 import { defineTool } from '../../../src/contract/tool.js';
 import { testTools } from '../../helpers/test-tools.js';
-import { BOT_USER, eventBody, fixture, freshTs, mention, postCommand, postEvent, postInteraction, sign, startSlackRig, type SlackRig } from './setup.js';
+import {
+  BOT_USER,
+  eventBody,
+  fixture,
+  freshTs,
+  mention,
+  postCommand,
+  postEvent,
+  postInteraction,
+  sign,
+  startSlackRig,
+  type SlackRig,
+} from './setup.js';
 
 const reportTool = defineTool({
   name: 'make_report',
@@ -13,7 +25,12 @@ const reportTool = defineTool({
   input: z.object({}),
   async run() {
     const data = new TextEncoder().encode('a,b\n1,2\n3,4');
-    return { content: 'Report built.', blocks: [{ type: 'file', file: { name: 'report.csv', mime: 'text/csv', data, title: 'Report', preview: 'a,b\n1,2' } }] };
+    return {
+      content: 'Report built.',
+      blocks: [
+        { type: 'file', file: { name: 'report.csv', mime: 'text/csv', data, title: 'Report', preview: 'a,b\n1,2' } },
+      ],
+    };
   },
 });
 
@@ -35,20 +52,30 @@ describe('Slack adapter setup', () => {
   it('is absent without SLACK_BOT_TOKEN, and says what is missing without a way to receive events', () => {
     const config = rig.h.sb.config;
     expect(createSlackAdapter({ ...rig.h.sb, config: { ...config, SLACK_BOT_TOKEN: undefined } })).toBeUndefined();
-    expect(() => createSlackAdapter({ ...rig.h.sb, config: { ...config, SLACK_SIGNING_SECRET: undefined, SLACK_APP_TOKEN: undefined } })).toThrow(
-      /SLACK_APP_TOKEN .*or SLACK_SIGNING_SECRET/,
-    );
+    expect(() =>
+      createSlackAdapter({
+        ...rig.h.sb,
+        config: { ...config, SLACK_SIGNING_SECRET: undefined, SLACK_APP_TOKEN: undefined },
+      }),
+    ).toThrow(/SLACK_APP_TOKEN .*or SLACK_SIGNING_SECRET/);
   });
 
   it('fails to start with a clear message when Slack rejects the token (invalid_auth)', async () => {
-    const adapter = createSlackAdapter({ ...rig.h.sb, config: { ...rig.h.sb.config, SLACK_BOT_TOKEN: 'xoxb-revoked-token' } })!;
+    const adapter = createSlackAdapter({
+      ...rig.h.sb,
+      config: { ...rig.h.sb.config, SLACK_BOT_TOKEN: 'xoxb-revoked-token' },
+    })!;
     await expect(adapter.start()).rejects.toThrow(/Slack rejected the token \(invalid_auth\)\. Check SLACK_BOT_TOKEN/);
   });
 });
 
 describe('Slack over HTTP (Events API)', () => {
   it('answers the URL verification challenge and rejects forged or stale signatures', async () => {
-    const challenge = await postEvent(rig.eventsUrl, { type: 'url_verification', challenge: 'abc123', token: 'x' }, sign());
+    const challenge = await postEvent(
+      rig.eventsUrl,
+      { type: 'url_verification', challenge: 'abc123', token: 'x' },
+      sign(),
+    );
     expect(await challenge.json()).toEqual({ challenge: 'abc123' });
 
     const body = eventBody(mention('hello'));
@@ -63,7 +90,10 @@ describe('Slack over HTTP (Events API)', () => {
 
   it('answers a recorded mention in its thread, streaming tool calls as tasks, then a thread follow-up without a mention', async () => {
     const { mention: recorded, followUp } = fixture('basic.slack.json');
-    rig.llm.script({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'It is **18°** and raining in Oslo.' });
+    rig.llm.script(
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'It is **18°** and raining in Oslo.' },
+    );
     const before = rig.deliveredCount();
     const res = await postEvent(rig.eventsUrl, recorded!, sign());
     expect(res.status).toBe(200);
@@ -71,14 +101,31 @@ describe('Slack over HTTP (Events API)', () => {
 
     const ts = (recorded!.event as { ts: string }).ts;
     const [stream] = streamsIn('C00FAKECHAN1', ts);
-    expect(stream).toMatchObject({ thread_ts: ts, stream: { state: 'completed', markdown: 'It is **18°** and raining in Oslo.' } });
-    expect(stream!.stream!.chunks.filter((c) => c.type === 'task_update').map((c) => c.status)).toEqual(['in_progress', 'complete']);
+    expect(stream).toMatchObject({
+      thread_ts: ts,
+      stream: { state: 'completed', markdown: 'It is **18°** and raining in Oslo.' },
+    });
+    expect(stream!.stream!.chunks.filter((c) => c.type === 'task_update').map((c) => c.status)).toEqual([
+      'in_progress',
+      'complete',
+    ]);
     expect(JSON.stringify(stream!.blocks)).toContain('*City*\\nOslo');
     const start = rig.slack.callsTo('chat.startStream')[0]!.args;
-    expect(start).toMatchObject({ channel: 'C00FAKECHAN1', thread_ts: ts, recipient_user_id: 'U00FAKEUSER1', recipient_team_id: 'T00FAKE00AA' });
-    expect(rig.slack.callsTo('assistant.threads.setStatus')[0]!.args).toMatchObject({ thread_ts: ts, loading_messages: expect.arrayContaining(['Thinking…']) });
+    expect(start).toMatchObject({
+      channel: 'C00FAKECHAN1',
+      thread_ts: ts,
+      recipient_user_id: 'U00FAKEUSER1',
+      recipient_team_id: 'T00FAKE00AA',
+    });
+    expect(rig.slack.callsTo('assistant.threads.setStatus')[0]!.args).toMatchObject({
+      thread_ts: ts,
+      loading_messages: expect.arrayContaining(['Thinking…']),
+    });
     // The model saw the text without the bot's mention.
-    const firstPrompt = rig.llm.requestsTo('/chat/completions')[0]!.body.messages as { role: string; content: string }[];
+    const firstPrompt = rig.llm.requestsTo('/chat/completions')[0]!.body.messages as {
+      role: string;
+      content: string;
+    }[];
     expect(firstPrompt.at(-1)).toEqual({ role: 'user', content: 'Hey' });
 
     // A later message in that thread reaches the bot with no new mention.
@@ -94,13 +141,49 @@ describe('Slack over HTTP (Events API)', () => {
   it('ignores channel chatter, other bots, edits and deletions', async () => {
     const { promptMessage } = fixture('streaming.slack.json');
     const events = [
-      eventBody({ type: 'message', user: 'U0HUMAN1', ts: freshTs(), text: 'just chatting', channel: 'C0CHAN1', channel_type: 'channel' }),
-      eventBody({ type: 'message', user: 'U0HUMAN1', ts: freshTs(), thread_ts: freshTs(), text: 'unfollowed thread', channel: 'C0CHAN1', channel_type: 'channel' }),
+      eventBody({
+        type: 'message',
+        user: 'U0HUMAN1',
+        ts: freshTs(),
+        text: 'just chatting',
+        channel: 'C0CHAN1',
+        channel_type: 'channel',
+      }),
+      eventBody({
+        type: 'message',
+        user: 'U0HUMAN1',
+        ts: freshTs(),
+        thread_ts: freshTs(),
+        text: 'unfollowed thread',
+        channel: 'C0CHAN1',
+        channel_type: 'channel',
+      }),
       promptMessage!,
-      eventBody({ type: 'message', subtype: 'message_changed', channel: 'C0CHAN1', ts: freshTs(), message: { text: `<@${BOT_USER}> edited` } }),
+      eventBody({
+        type: 'message',
+        subtype: 'message_changed',
+        channel: 'C0CHAN1',
+        ts: freshTs(),
+        message: { text: `<@${BOT_USER}> edited` },
+      }),
       eventBody({ type: 'message', subtype: 'message_deleted', channel: 'C0CHAN1', ts: freshTs(), deleted_ts: '1.2' }),
-      eventBody({ type: 'app_mention', bot_id: 'B0OTHER', user: 'U0OTHERBOT', ts: freshTs(), text: `<@${BOT_USER}> from a bot`, channel: 'C0CHAN1' }),
-      eventBody({ type: 'message', user: BOT_USER, bot_id: rig.slack.options.botId, ts: freshTs(), text: `our own <@${BOT_USER}>`, channel: 'D0DM9', channel_type: 'im' }),
+      eventBody({
+        type: 'app_mention',
+        bot_id: 'B0OTHER',
+        user: 'U0OTHERBOT',
+        ts: freshTs(),
+        text: `<@${BOT_USER}> from a bot`,
+        channel: 'C0CHAN1',
+      }),
+      eventBody({
+        type: 'message',
+        user: BOT_USER,
+        bot_id: rig.slack.options.botId,
+        ts: freshTs(),
+        text: `our own <@${BOT_USER}>`,
+        channel: 'D0DM9',
+        channel_type: 'im',
+      }),
     ];
     for (const body of events) expect((await postEvent(rig.eventsUrl, body, sign())).status).toBe(200);
     await new Promise((r) => setTimeout(r, 100));
@@ -169,10 +252,17 @@ describe('Slack over HTTP (Events API)', () => {
     const threadTs = freshTs();
     await postEvent(
       rig.eventsUrl,
-      eventBody({ type: 'assistant_thread_started', assistant_thread: { user_id: 'U0HUMAN1', context: {}, channel_id: channel, thread_ts: threadTs }, event_ts: threadTs }),
+      eventBody({
+        type: 'assistant_thread_started',
+        assistant_thread: { user_id: 'U0HUMAN1', context: {}, channel_id: channel, thread_ts: threadTs },
+        event_ts: threadTs,
+      }),
       sign(),
     );
-    await rig.slack.waitFor(() => rig.slack.callsTo('assistant.threads.setSuggestedPrompts').length === 1, 'suggested prompts');
+    await rig.slack.waitFor(
+      () => rig.slack.callsTo('assistant.threads.setSuggestedPrompts').length === 1,
+      'suggested prompts',
+    );
     const prompts = rig.slack.callsTo('assistant.threads.setSuggestedPrompts')[0]!.args;
     expect(prompts).toMatchObject({ channel_id: channel, thread_ts: threadTs });
     expect((prompts.prompts as unknown[]).length).toBeLessThanOrEqual(4);
@@ -180,12 +270,29 @@ describe('Slack over HTTP (Events API)', () => {
 
     const before = rig.deliveredCount();
     rig.llm.script({ text: 'Streaming this answer word by word for you.', chunkDelayMs: 15 });
-    await postEvent(rig.eventsUrl, eventBody({ type: 'message', user: 'U0HUMAN1', ts: freshTs(), thread_ts: threadTs, text: 'What changed in   our pricing?', channel, channel_type: 'im' }), sign());
+    await postEvent(
+      rig.eventsUrl,
+      eventBody({
+        type: 'message',
+        user: 'U0HUMAN1',
+        ts: freshTs(),
+        thread_ts: threadTs,
+        text: 'What changed in   our pricing?',
+        channel,
+        channel_type: 'im',
+      }),
+      sign(),
+    );
     await rig.delivered(before + 1);
-    expect(rig.slack.callsTo('assistant.threads.setTitle')[0]!.args).toMatchObject({ title: 'What changed in our pricing?' });
+    expect(rig.slack.callsTo('assistant.threads.setTitle')[0]!.args).toMatchObject({
+      title: 'What changed in our pricing?',
+    });
     expect(rig.slack.callsTo('assistant.threads.setStatus').length).toBeGreaterThan(0);
     const [stream] = streamsIn(channel, threadTs);
-    expect(stream!.stream).toMatchObject({ state: 'completed', markdown: 'Streaming this answer word by word for you.' });
+    expect(stream!.stream).toMatchObject({
+      state: 'completed',
+      markdown: 'Streaming this answer word by word for you.',
+    });
     expect(rig.slack.callsTo('chat.appendStream').length).toBeGreaterThan(0);
   });
 
@@ -193,7 +300,16 @@ describe('Slack over HTTP (Events API)', () => {
     const { slashCommandWithArgs } = fixture('slash-commands.slack.json');
     const before = rig.deliveredCount();
     rig.llm.script({ text: 'Forty-two.' });
-    const res = await postCommand(rig.eventsUrl, { ...(slashCommandWithArgs as Record<string, string>), command: '/ask', text: 'what is the answer?', response_url: rig.slack.responseUrl() }, sign());
+    const res = await postCommand(
+      rig.eventsUrl,
+      {
+        ...(slashCommandWithArgs as Record<string, string>),
+        command: '/ask',
+        text: 'what is the answer?',
+        response_url: rig.slack.responseUrl(),
+      },
+      sign(),
+    );
     expect(res.status).toBe(200);
     await rig.delivered(before + 1);
     const [root, answer] = rig.slack.messages;
@@ -206,7 +322,10 @@ describe('Slack over HTTP (Events API)', () => {
 
   it('routes a button click from our blocks back to the core and answers in the same thread', async () => {
     const { channel_post_action } = fixture('channel.slack.json');
-    const payload = structuredClone(channel_post_action!) as { actions: Record<string, unknown>[]; response_url: string };
+    const payload = structuredClone(channel_post_action!) as {
+      actions: Record<string, unknown>[];
+      response_url: string;
+    };
     payload.actions[0] = { ...payload.actions[0], action_id: 'campaigns.more#2', value: '2' };
     payload.response_url = rig.slack.responseUrl();
     const before = rig.deliveredCount();
@@ -234,7 +353,11 @@ describe('Slack over HTTP (Events API)', () => {
     // ~800 ms of streaming at one update per 300 ms (the rig's interval) plus the final one.
     expect(updates).toBeGreaterThan(0);
     expect(updates).toBeLessThan(8);
-    expect(rig.h.logs.lines.some((l) => l.msg === 'slack streaming unavailable; falling back to post and update' && l.code === 'unknown_method')).toBe(true);
+    expect(
+      rig.h.logs.lines.some(
+        (l) => l.msg === 'slack streaming unavailable; falling back to post and update' && l.code === 'unknown_method',
+      ),
+    ).toBe(true);
   });
 
   it('keeps the streamed message when streaming breaks mid-answer, finishing it by update', async () => {
@@ -265,9 +388,24 @@ describe('Slack over HTTP (Events API)', () => {
   it('explains privately when it is not in the channel, and logs the Slack error code', async () => {
     rig.slack.notInChannel('C0PRIVATE');
     const responseUrl = rig.slack.responseUrl();
-    await postCommand(rig.eventsUrl, { command: '/ask', text: 'anyone?', user_id: 'U0HUMAN1', channel_id: 'C0PRIVATE', team_id: 'T0FAKETEAM', trigger_id: `tr-${freshTs()}`, response_url: responseUrl }, sign());
+    await postCommand(
+      rig.eventsUrl,
+      {
+        command: '/ask',
+        text: 'anyone?',
+        user_id: 'U0HUMAN1',
+        channel_id: 'C0PRIVATE',
+        team_id: 'T0FAKETEAM',
+        trigger_id: `tr-${freshTs()}`,
+        response_url: responseUrl,
+      },
+      sign(),
+    );
     await rig.slack.waitFor(() => rig.slack.responses.length === 1, 'an ephemeral explanation');
-    expect(rig.slack.responses[0]!.body).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('/invite @Switchboard') });
+    expect(rig.slack.responses[0]!.body).toMatchObject({
+      response_type: 'ephemeral',
+      text: expect.stringContaining('/invite @Switchboard'),
+    });
     expect(rig.h.logs.lines.some((l) => l.code === 'not_in_channel')).toBe(true);
     expect(rig.llm.requestsTo('/chat/completions')).toHaveLength(0);
   });
@@ -282,7 +420,10 @@ describe('Slack over HTTP (Events API)', () => {
     const [streamed, ...more] = rig.slack.threadReplies('C0CHAN1', post.ts);
     expect(streamed!.stream!.markdown.length).toBeLessThanOrEqual(12_000);
     expect(more.length).toBeGreaterThan(0);
-    const continued = more.flatMap((m) => (m.blocks ?? []) as { type: string; text?: string }[]).filter((b) => b.type === 'markdown').map((b) => b.text);
+    const continued = more
+      .flatMap((m) => (m.blocks ?? []) as { type: string; text?: string }[])
+      .filter((b) => b.type === 'markdown')
+      .map((b) => b.text);
     const shown = [streamed!.stream!.markdown, ...continued].join(' ').replace(/\s+/g, ' ');
     // Nothing lost, nothing repeated (compared by length first to keep a failure readable).
     expect(shown.length).toBe(long.length);
@@ -295,9 +436,17 @@ describe('Slack over HTTP (Events API)', () => {
     const post = mention('report please');
     await postEvent(rig.eventsUrl, eventBody(post), sign());
     await rig.delivered(before + 1);
-    expect(rig.slack.callsTo('files.getUploadURLExternal')[0]!.args).toMatchObject({ filename: 'report.csv', length: '11' });
+    expect(rig.slack.callsTo('files.getUploadURLExternal')[0]!.args).toMatchObject({
+      filename: 'report.csv',
+      length: '11',
+    });
     expect(rig.slack.uploads).toEqual([{ fileId: expect.any(String), bytes: expect.any(Number) }]);
     const complete = rig.slack.callsTo('files.completeUploadExternal')[0]!.args;
-    expect(complete).toMatchObject({ channel_id: 'C0CHAN1', thread_ts: post.ts, initial_comment: 'a,b\n1,2', files: [{ id: rig.slack.uploads[0]!.fileId, title: 'Report' }] });
+    expect(complete).toMatchObject({
+      channel_id: 'C0CHAN1',
+      thread_ts: post.ts,
+      initial_comment: 'a,b\n1,2',
+      files: [{ id: rig.slack.uploads[0]!.fileId, title: 'Report' }],
+    });
   });
 });

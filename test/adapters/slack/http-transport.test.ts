@@ -27,7 +27,11 @@ afterAll(async () => {
 
 describe('the Web API transport', () => {
   it('posts a string body and hands the WebClient a fetch-like response', async () => {
-    const res = await createSlackFetch(5_000)(`${base}/ok`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    const res = await createSlackFetch(5_000)(`${base}/ok`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":1}',
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('X-Slack-Req-Id')).toBe('r1');
     expect(await res.json()).toEqual({ ok: true });
@@ -35,7 +39,9 @@ describe('the Web API transport', () => {
 
   it('fails a call that gets no answer within its deadline, so the WebClient can retry it', async () => {
     const started = performance.now();
-    await expect(createSlackFetch(150)(`${base}/hang`, { method: 'POST', body: 'x=1' })).rejects.toThrow('Slack did not answer within 150 ms');
+    await expect(createSlackFetch(150)(`${base}/hang`, { method: 'POST', body: 'x=1' })).rejects.toThrow(
+      'Slack did not answer within 150 ms',
+    );
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 });

@@ -4,11 +4,19 @@ import { REDIRECT_PATH, SLACK_BOT_SCOPES } from '../../../src/adapters/slack/oau
 
 // The manifest is YAML for people; these checks only make sure it asks for what the adapter uses.
 const manifest = readFileSync(new URL('../../../deploy/slack-app-manifest.yaml', import.meta.url), 'utf8');
-const listed = (item: string) => new RegExp(`^\\s*- ${item.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\b`, 'm').test(manifest);
+const listed = (item: string) =>
+  new RegExp(`^\\s*- ${item.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\b`, 'm').test(manifest);
 
 describe('Slack app manifest', () => {
   it('subscribes to every event the adapter handles', () => {
-    for (const event of ['app_mention', 'assistant_thread_started', 'assistant_thread_context_changed', 'message.channels', 'message.groups', 'message.im']) {
+    for (const event of [
+      'app_mention',
+      'assistant_thread_started',
+      'assistant_thread_context_changed',
+      'message.channels',
+      'message.groups',
+      'message.im',
+    ]) {
       expect(listed(event), event).toBe(true);
     }
   });

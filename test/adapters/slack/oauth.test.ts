@@ -20,10 +20,28 @@ import { runAdapter, sentMessages, startHarness, type Harness } from '../../help
 import { freshTs, postEvent, sign, SIGNING_SECRET } from './setup.js';
 
 const KEY = 'ab'.repeat(32);
-const OAUTH_ENV = { SLACK_CLIENT_ID: '1111.2222', SLACK_CLIENT_SECRET: 'fake-client-secret', SLACK_STATE_SECRET: 'a-long-random-state-secret', SLACK_TOKEN_ENCRYPTION_KEY: KEY, SLACK_SIGNING_SECRET: SIGNING_SECRET };
+const OAUTH_ENV = {
+  SLACK_CLIENT_ID: '1111.2222',
+  SLACK_CLIENT_SECRET: 'fake-client-secret',
+  SLACK_STATE_SECRET: 'a-long-random-state-secret',
+  SLACK_TOKEN_ENCRYPTION_KEY: KEY,
+  SLACK_SIGNING_SECRET: SIGNING_SECRET,
+};
 
-const acme: FakeWorkspace = { teamId: 'T0ACME', teamName: 'Acme', botUserId: 'U0ACMEBOT', botId: 'B0ACME', installerUserId: 'U0ACMEADMIN' };
-const globex: FakeWorkspace = { teamId: 'T0GLOBEX', teamName: 'Globex', botUserId: 'U0GLOBEXBOT', botId: 'B0GLOBEX', installerUserId: 'U0GLOBEXADMIN' };
+const acme: FakeWorkspace = {
+  teamId: 'T0ACME',
+  teamName: 'Acme',
+  botUserId: 'U0ACMEBOT',
+  botId: 'B0ACME',
+  installerUserId: 'U0ACMEADMIN',
+};
+const globex: FakeWorkspace = {
+  teamId: 'T0GLOBEX',
+  teamName: 'Globex',
+  botUserId: 'U0GLOBEXBOT',
+  botId: 'B0GLOBEX',
+  installerUserId: 'U0GLOBEXADMIN',
+};
 
 interface Rig {
   h: Harness;
@@ -35,7 +53,12 @@ interface Rig {
 async function startRig(slack: FakeSlack, data: AdminDataPort, env: Record<string, string> = {}): Promise<Rig> {
   const h = await startHarness({ data, env: { SLACK_API_URL: slack.url, ...OAUTH_ENV, ...env } });
   const adapter = createSlackAdapter(h.sb, { writer: { updateIntervalMs: 300, streamFlushMs: 50 } })!;
-  const server = await startHttpServer(createHttpApp({ agent: h.sb.agent, log: h.sb.log }), 0, '127.0.0.1', adapter.routes);
+  const server = await startHttpServer(
+    createHttpApp({ agent: h.sb.agent, log: h.sb.log }),
+    0,
+    '127.0.0.1',
+    adapter.routes,
+  );
   const stopAdapter = await runAdapter(h.sb, adapter);
   return { h, server, url: server.url, stop: async () => (await server.close(), await stopAdapter(), await h.close()) };
 }
@@ -48,10 +71,13 @@ async function install(rig: Rig, slack: FakeSlack, ws: FakeWorkspace, opts: { co
   const link = new URL(/href="([^"]+)"/.exec(html)![1]!.replaceAll('&amp;', '&'));
   const state = link.searchParams.get('state')!;
   const code = slack.approveInstall(ws);
-  const done = await fetch(`${rig.url}/slack/oauth_redirect?code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`, {
-    headers: opts.cookie === 'drop' ? {} : { cookie },
-    redirect: 'manual',
-  });
+  const done = await fetch(
+    `${rig.url}/slack/oauth_redirect?code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`,
+    {
+      headers: opts.cookie === 'drop' ? {} : { cookie },
+      redirect: 'manual',
+    },
+  );
   return { page, html, link, cookie, done, body: await done.text() };
 }
 
@@ -63,11 +89,21 @@ function mentionEvent(ws: FakeWorkspace, text: string, channel: string) {
       token: 'legacy',
       team_id: ws.teamId,
       api_app_id: 'A0FAKEAPP',
-      event: { type: 'app_mention', user: 'U0HUMAN1', ts, text: `<@${ws.botUserId}> ${text}`, channel, team: ws.teamId, event_ts: ts },
+      event: {
+        type: 'app_mention',
+        user: 'U0HUMAN1',
+        ts,
+        text: `<@${ws.botUserId}> ${text}`,
+        channel,
+        team: ws.teamId,
+        event_ts: ts,
+      },
       type: 'event_callback',
       event_id: `Ev${ts.replace('.', '')}`,
       event_time: Math.floor(Date.now() / 1000),
-      authorizations: [{ enterprise_id: null, team_id: ws.teamId, user_id: ws.botUserId, is_bot: true, is_enterprise_install: false }],
+      authorizations: [
+        { enterprise_id: null, team_id: ws.teamId, user_id: ws.botUserId, is_bot: true, is_enterprise_install: false },
+      ],
     },
   };
 }
@@ -98,7 +134,9 @@ describe('Slack OAuth: many workspaces (TENANT_MODE=open)', () => {
     const link = new URL(/href="([^"]+)"/.exec(html)![1]!.replaceAll('&amp;', '&'));
     expect(link.origin + link.pathname).toBe('https://slack.com/oauth/v2/authorize');
     expect(link.searchParams.get('client_id')).toBe('1111.2222');
-    expect(link.searchParams.get('scope')!.split(',')).toEqual(expect.arrayContaining(['app_mentions:read', 'chat:write', 'commands', 'users:read']));
+    expect(link.searchParams.get('scope')!.split(',')).toEqual(
+      expect.arrayContaining(['app_mentions:read', 'chat:write', 'commands', 'users:read']),
+    );
     expect(page.headers.get('set-cookie')).toContain(link.searchParams.get('state')!);
     expect(link.searchParams.get('redirect_uri')).toBe('https://bot.example.com/slack/oauth_redirect');
   });
@@ -108,12 +146,24 @@ describe('Slack OAuth: many workspaces (TENANT_MODE=open)', () => {
     expect(done.done.status).toBe(200);
     expect(done.body).toContain('Switchboard is installed in <b>Acme</b>');
     expect(slack.callsTo('oauth.v2.access')).toHaveLength(1);
-    expect(slack.callsTo('oauth.v2.access')[0]!.args).toMatchObject({ client_id: '1111.2222', redirect_uri: 'https://bot.example.com/slack/oauth_redirect' });
+    expect(slack.callsTo('oauth.v2.access')[0]!.args).toMatchObject({
+      client_id: '1111.2222',
+      redirect_uri: 'https://bot.example.com/slack/oauth_redirect',
+    });
 
     // At rest: metadata readable, the token nowhere in the row.
     const [row] = await data.admin('slack_list_installations', {}, installationListRow);
-    expect(row).toMatchObject({ installation_key: 'T:T0ACME', team_id: 'T0ACME', team_name: 'Acme', bot_user_id: 'U0ACMEBOT', tenant_slug: 'default', is_enterprise_install: false });
-    const raw = (await data.transport.sql!.query("select secret from public.slack_installations where installation_key = 'T:T0ACME'")) as { secret: string }[];
+    expect(row).toMatchObject({
+      installation_key: 'T:T0ACME',
+      team_id: 'T0ACME',
+      team_name: 'Acme',
+      bot_user_id: 'U0ACMEBOT',
+      tenant_slug: 'default',
+      is_enterprise_install: false,
+    });
+    const raw = (await data.transport.sql!.query(
+      "select secret from public.slack_installations where installation_key = 'T:T0ACME'",
+    )) as { secret: string }[];
     const acmeToken = [...slack.calls].reverse().find((c) => c.method === 'auth.test')!.token!;
     expect(slack.workspaceOf(acmeToken)?.teamId).toBe('T0ACME');
     expect(raw[0]!.secret).toMatch(/^v1:/);
@@ -126,11 +176,21 @@ describe('Slack OAuth: many workspaces (TENANT_MODE=open)', () => {
     const q = mentionEvent(acme, 'hello from acme', 'C0ACME');
     expect((await postEvent(`${rig.url}/slack/events`, q.body, sign())).status).toBe(200);
     await slack.waitFor(() => delivered(rig) >= 1, 'the Acme answer');
-    const posted = slack.callsTo('chat.startStream').concat(slack.callsTo('chat.postMessage')).filter((c) => c.args.channel === 'C0ACME');
+    const posted = slack
+      .callsTo('chat.startStream')
+      .concat(slack.callsTo('chat.postMessage'))
+      .filter((c) => c.args.channel === 'C0ACME');
     expect(posted.length).toBeGreaterThan(0);
     expect(posted.every((c) => c.token === acmeToken)).toBe(true);
-    expect(slack.threadReplies('C0ACME', q.ts).map((m) => m.text).join('')).toContain('Hello Acme.');
-    expect(sentMessages(rig.h.llm.lastRequest('/chat/completions')!.body).at(-1)).toMatchObject({ content: 'hello from acme' });
+    expect(
+      slack
+        .threadReplies('C0ACME', q.ts)
+        .map((m) => m.text)
+        .join(''),
+    ).toContain('Hello Acme.');
+    expect(sentMessages(rig.h.llm.lastRequest('/chat/completions')!.body).at(-1)).toMatchObject({
+      content: 'hello from acme',
+    });
   });
 
   it('a second workspace gets its own token; mapped to another tenant, it is answered from that tenant', async () => {
@@ -138,7 +198,11 @@ describe('Slack OAuth: many workspaces (TENANT_MODE=open)', () => {
     const globexToken = [...slack.calls].reverse().find((c) => c.method === 'auth.test')!.token!;
     expect(slack.workspaceOf(globexToken)?.teamId).toBe('T0GLOBEX');
     // An operator maps it to the globex tenant (the same function `npm run tenants -- approve` calls).
-    const [decided] = await data.admin('decide_workspace_request', { platform: 'slack', workspace_id: 'T0GLOBEX', tenant: 'globex' }, workspaceDecisionRow);
+    const [decided] = await data.admin(
+      'decide_workspace_request',
+      { platform: 'slack', workspace_id: 'T0GLOBEX', tenant: 'globex' },
+      workspaceDecisionRow,
+    );
     expect(decided).toMatchObject({ tenant_slug: 'globex' });
     expect((await data.resolveTenant('slack', 'T0GLOBEX'))?.slug).toBe('globex');
 
@@ -150,29 +214,48 @@ describe('Slack OAuth: many workspaces (TENANT_MODE=open)', () => {
     const posted = slack.calls.filter((c) => c.args.channel === 'C0GLOBEX' && c.method.startsWith('chat.'));
     expect(posted.length).toBeGreaterThan(0);
     expect(posted.every((c) => c.token === globexToken)).toBe(true);
-    const usage = (await data.transport.sql!.query("select t.slug from public.token_ledger l join public.tenants t on t.id = l.tenant_id where l.channel_id = 'C0GLOBEX'")) as { slug: string }[];
+    const usage = (await data.transport.sql!.query(
+      "select t.slug from public.token_ledger l join public.tenants t on t.id = l.tenant_id where l.channel_id = 'C0GLOBEX'",
+    )) as { slug: string }[];
     expect(usage.map((u) => u.slug)).toEqual(['globex']);
   });
 
   it('an Enterprise Grid org-wide install answers every workspace of the org with the org’s token', async () => {
-    const org: FakeWorkspace = { enterpriseId: 'E0ORG', enterpriseName: 'Initech', isEnterpriseInstall: true, botUserId: 'U0ORGBOT', botId: 'B0ORG', installerUserId: 'U0ORGADMIN' };
+    const org: FakeWorkspace = {
+      enterpriseId: 'E0ORG',
+      enterpriseName: 'Initech',
+      isEnterpriseInstall: true,
+      botUserId: 'U0ORGBOT',
+      botId: 'B0ORG',
+      installerUserId: 'U0ORGADMIN',
+    };
     const done = await install(rig, slack, org);
     expect(done.body).toContain('Switchboard is installed in <b>Initech</b>');
     const orgToken = [...slack.calls].reverse().find((c) => c.method === 'auth.test')!.token!;
     const rows = await data.admin('slack_list_installations', {}, installationListRow);
-    expect(rows.find((r) => r.installation_key === 'E:E0ORG')).toMatchObject({ enterprise_id: 'E0ORG', team_id: null, is_enterprise_install: true });
+    expect(rows.find((r) => r.installation_key === 'E:E0ORG')).toMatchObject({
+      enterprise_id: 'E0ORG',
+      team_id: null,
+      is_enterprise_install: true,
+    });
 
     rig.h.llm.script({ text: 'Hello Initech.' });
     const before = delivered(rig);
     const q = mentionEvent({ ...org, teamId: 'T0INITECHWS' }, 'hello from a workspace of the org', 'C0INITECH');
-    q.body.authorizations = [{ enterprise_id: 'E0ORG', team_id: null, user_id: org.botUserId, is_bot: true, is_enterprise_install: true }] as never;
+    q.body.authorizations = [
+      { enterprise_id: 'E0ORG', team_id: null, user_id: org.botUserId, is_bot: true, is_enterprise_install: true },
+    ] as never;
     Object.assign(q.body, { enterprise_id: 'E0ORG' });
     await postEvent(`${rig.url}/slack/events`, q.body, sign());
     await slack.waitFor(() => delivered(rig) > before, 'the Initech answer');
     const posted = slack.calls.filter((c) => c.args.channel === 'C0INITECH' && c.method.startsWith('chat.'));
     expect(posted.length).toBeGreaterThan(0);
     expect(posted.every((c) => c.token === orgToken)).toBe(true);
-    await data.admin('slack_delete_installation', { installation_key: 'E:E0ORG' }, installationListRow.pick({ installation_key: true }));
+    await data.admin(
+      'slack_delete_installation',
+      { installation_key: 'E:E0ORG' },
+      installationListRow.pick({ installation_key: true }),
+    );
   });
 
   it('refuses a redirect without the install page’s cookie (CSRF) and stores nothing', async () => {
@@ -187,9 +270,23 @@ describe('Slack OAuth: many workspaces (TENANT_MODE=open)', () => {
   });
 
   it('app_uninstalled forgets the installation; a later event from that workspace is not answered', async () => {
-    const uninstall = { token: 'legacy', team_id: 'T0ACME', api_app_id: 'A0FAKEAPP', type: 'event_callback', event_id: `Ev${freshTs().replace('.', '')}`, event_time: Math.floor(Date.now() / 1000), event: { type: 'app_uninstalled', event_ts: freshTs() }, authorizations: [{ enterprise_id: null, team_id: 'T0ACME', user_id: acme.botUserId, is_bot: true, is_enterprise_install: false }] };
+    const uninstall = {
+      token: 'legacy',
+      team_id: 'T0ACME',
+      api_app_id: 'A0FAKEAPP',
+      type: 'event_callback',
+      event_id: `Ev${freshTs().replace('.', '')}`,
+      event_time: Math.floor(Date.now() / 1000),
+      event: { type: 'app_uninstalled', event_ts: freshTs() },
+      authorizations: [
+        { enterprise_id: null, team_id: 'T0ACME', user_id: acme.botUserId, is_bot: true, is_enterprise_install: false },
+      ],
+    };
     expect((await postEvent(`${rig.url}/slack/events`, uninstall, sign())).status).toBe(200);
-    await slack.waitFor(() => rig.h.logs.lines.some((l) => l.msg === 'slack installation removed'), 'the installation removed');
+    await slack.waitFor(
+      () => rig.h.logs.lines.some((l) => l.msg === 'slack installation removed'),
+      'the installation removed',
+    );
     const rows = await data.admin('slack_list_installations', {}, installationListRow);
     expect(rows.map((r) => r.team_id)).toEqual(['T0GLOBEX']);
     slack.revokeTeam('T0ACME');
@@ -222,20 +319,33 @@ describe('Slack OAuth under TENANT_MODE=strict', () => {
   it('a new workspace waits for an admin: told so on install, "not set up" in Slack, answered once approved', async () => {
     const done = await install(rig, slack, acme);
     expect(done.body).toContain('An administrator of this Switchboard has to approve the workspace');
-    expect(await data.admin('list_workspace_requests', {}, workspaceRequestRow)).toMatchObject([{ platform: 'slack', workspace_id: 'T0ACME', name: 'Acme', requested_by: 'U0ACMEADMIN' }]);
+    expect(await data.admin('list_workspace_requests', {}, workspaceRequestRow)).toMatchObject([
+      { platform: 'slack', workspace_id: 'T0ACME', name: 'Acme', requested_by: 'U0ACMEADMIN' },
+    ]);
 
     const first = mentionEvent(acme, 'hello?', 'C0ACME');
     await postEvent(`${rig.url}/slack/events`, first.body, sign());
     await slack.waitFor(() => delivered(rig) >= 1, 'the not-set-up notice');
-    expect(slack.threadReplies('C0ACME', first.ts).map((m) => m.text).join('')).toMatch(/workspace is not set up/);
+    expect(
+      slack
+        .threadReplies('C0ACME', first.ts)
+        .map((m) => m.text)
+        .join(''),
+    ).toMatch(/workspace is not set up/);
     expect(rig.h.llm.requestsTo('/chat/completions')).toHaveLength(0);
 
     // The admin's side: `npm run tenants -- pending`, then `approve`.
     const lines: string[] = [];
     expect(await tenantsCommand(data, ['pending'], (l) => lines.push(l))).toBe(0);
     expect(lines.join('\n')).toMatch(/slack\s+T0ACME\s+Acme\s+U0ACMEADMIN/);
-    expect(await tenantsCommand(data, ['approve', 'slack', 'T0ACME', '--tenant', 'nope'], (l) => lines.push(l)).catch((err: { detail?: string }) => err.detail)).toMatch(/unknown tenant 'nope'/);
-    expect(await tenantsCommand(data, ['approve', 'slack', 'T0ACME', '--tenant', 'default'], (l) => lines.push(l))).toBe(0);
+    expect(
+      await tenantsCommand(data, ['approve', 'slack', 'T0ACME', '--tenant', 'nope'], (l) => lines.push(l)).catch(
+        (err: { detail?: string }) => err.detail,
+      ),
+    ).toMatch(/unknown tenant 'nope'/);
+    expect(
+      await tenantsCommand(data, ['approve', 'slack', 'T0ACME', '--tenant', 'default'], (l) => lines.push(l)),
+    ).toBe(0);
     expect(lines.at(-1)).toBe('slack workspace T0ACME is now served by tenant default.');
     expect(await data.admin('list_workspace_requests', {}, workspaceRequestRow)).toEqual([]);
     await tenantsCommand(data, ['installations'], (l) => lines.push(l));
@@ -245,7 +355,12 @@ describe('Slack OAuth under TENANT_MODE=strict', () => {
     const second = mentionEvent(acme, 'and now?', 'C0ACME');
     await postEvent(`${rig.url}/slack/events`, second.body, sign());
     await slack.waitFor(() => delivered(rig) >= 2, 'the answer after approval');
-    expect(slack.threadReplies('C0ACME', second.ts).map((m) => m.text).join('')).toContain('Now I can help.');
+    expect(
+      slack
+        .threadReplies('C0ACME', second.ts)
+        .map((m) => m.text)
+        .join(''),
+    ).toContain('Now I can help.');
   });
 });
 
@@ -254,17 +369,37 @@ describe('Slack OAuth: an Enterprise Grid org under TENANT_MODE=strict', () => {
     const [slack, data] = await Promise.all([startFakeSlack(), openPgliteTestPort({ seedDemo: false })]);
     const rig = await startRig(slack, data, { TENANT_MODE: 'strict' });
     try {
-      const org: FakeWorkspace = { enterpriseId: 'E0ORG', enterpriseName: 'Initech', isEnterpriseInstall: true, botUserId: 'U0ORGBOT', botId: 'B0ORG', installerUserId: 'U0ORGADMIN' };
+      const org: FakeWorkspace = {
+        enterpriseId: 'E0ORG',
+        enterpriseName: 'Initech',
+        isEnterpriseInstall: true,
+        botUserId: 'U0ORGBOT',
+        botId: 'B0ORG',
+        installerUserId: 'U0ORGADMIN',
+      };
       await install(rig, slack, org);
-      expect(await data.admin('list_workspace_requests', {}, workspaceRequestRow)).toMatchObject([{ workspace_id: 'E0ORG', name: 'Initech' }]);
-      await data.admin('decide_workspace_request', { platform: 'slack', workspace_id: 'E0ORG', tenant: 'default' }, workspaceDecisionRow);
+      expect(await data.admin('list_workspace_requests', {}, workspaceRequestRow)).toMatchObject([
+        { workspace_id: 'E0ORG', name: 'Initech' },
+      ]);
+      await data.admin(
+        'decide_workspace_request',
+        { platform: 'slack', workspace_id: 'E0ORG', tenant: 'default' },
+        workspaceDecisionRow,
+      );
       rig.h.llm.script({ text: 'Served by the org’s tenant.' });
       const q = mentionEvent({ ...org, teamId: 'T0INITECHWS' }, 'hello', 'C0INITECH');
-      q.body.authorizations = [{ enterprise_id: 'E0ORG', team_id: null, user_id: org.botUserId, is_bot: true, is_enterprise_install: true }] as never;
+      q.body.authorizations = [
+        { enterprise_id: 'E0ORG', team_id: null, user_id: org.botUserId, is_bot: true, is_enterprise_install: true },
+      ] as never;
       Object.assign(q.body, { enterprise_id: 'E0ORG' });
       await postEvent(`${rig.url}/slack/events`, q.body, sign());
       await slack.waitFor(() => delivered(rig) >= 1, 'the answer');
-      expect(slack.threadReplies('C0INITECH', q.ts).map((m) => m.text).join('')).toContain('Served by the org’s tenant.');
+      expect(
+        slack
+          .threadReplies('C0INITECH', q.ts)
+          .map((m) => m.text)
+          .join(''),
+      ).toContain('Served by the org’s tenant.');
     } finally {
       await rig.stop();
       await data.close();
@@ -275,13 +410,29 @@ describe('Slack OAuth: an Enterprise Grid org under TENANT_MODE=strict', () => {
 
 describe('Slack OAuth over Socket Mode', () => {
   it('serves the install pages on the shared server and answers an installed workspace’s event with its token', async () => {
-    const [slack, data] = await Promise.all([startFakeSlack({ socketMode: true }), openPgliteTestPort({ seedDemo: false })]);
+    const [slack, data] = await Promise.all([
+      startFakeSlack({ socketMode: true }),
+      openPgliteTestPort({ seedDemo: false }),
+    ]);
     const { SLACK_SIGNING_SECRET: _http, ...socketEnv } = OAUTH_ENV;
-    const h = await startHarness({ data, env: { SLACK_API_URL: slack.url, ...socketEnv, SLACK_APP_TOKEN: slack.options.appToken } });
+    const h = await startHarness({
+      data,
+      env: { SLACK_API_URL: slack.url, ...socketEnv, SLACK_APP_TOKEN: slack.options.appToken },
+    });
     const adapter = createSlackAdapter(h.sb, { writer: { updateIntervalMs: 300, streamFlushMs: 50 } })!;
-    const server = await startHttpServer(createHttpApp({ agent: h.sb.agent, log: h.sb.log }), 0, '127.0.0.1', adapter.routes);
+    const server = await startHttpServer(
+      createHttpApp({ agent: h.sb.agent, log: h.sb.log }),
+      0,
+      '127.0.0.1',
+      adapter.routes,
+    );
     const stopAdapter = await runAdapter(h.sb, adapter);
-    const rig: Rig = { h, server, url: server.url, stop: async () => (await server.close(), await stopAdapter(), await h.close()) };
+    const rig: Rig = {
+      h,
+      server,
+      url: server.url,
+      stop: async () => (await server.close(), await stopAdapter(), await h.close()),
+    };
     try {
       expect(adapter.routes?.map((r) => r.prefix)).toEqual(['/slack/install', '/slack/oauth_redirect']);
       await install(rig, slack, acme);
@@ -304,9 +455,15 @@ describe('Slack OAuth over Socket Mode', () => {
 describe('configuration', () => {
   const base = { OPENAI_API_KEY: 'sk-x', SLACK_SIGNING_SECRET: 's' };
   it('OAuth settings come together, with a 64-hex key, and not with SLACK_BOT_TOKEN', () => {
-    expect(() => parseConfig({ ...base, SLACK_CLIENT_ID: '1.2' })).toThrow(/SLACK_CLIENT_SECRET[\s\S]*SLACK_STATE_SECRET[\s\S]*SLACK_TOKEN_ENCRYPTION_KEY/);
-    expect(() => parseConfig({ ...base, ...OAUTH_ENV, SLACK_TOKEN_ENCRYPTION_KEY: 'short' })).toThrow(/SLACK_TOKEN_ENCRYPTION_KEY: is 32 bytes/);
-    expect(() => parseConfig({ ...base, ...OAUTH_ENV, SLACK_BOT_TOKEN: 'xoxb-1' })).toThrow(/SLACK_BOT_TOKEN: is for one workspace/);
+    expect(() => parseConfig({ ...base, SLACK_CLIENT_ID: '1.2' })).toThrow(
+      /SLACK_CLIENT_SECRET[\s\S]*SLACK_STATE_SECRET[\s\S]*SLACK_TOKEN_ENCRYPTION_KEY/,
+    );
+    expect(() => parseConfig({ ...base, ...OAUTH_ENV, SLACK_TOKEN_ENCRYPTION_KEY: 'short' })).toThrow(
+      /SLACK_TOKEN_ENCRYPTION_KEY: is 32 bytes/,
+    );
+    expect(() => parseConfig({ ...base, ...OAUTH_ENV, SLACK_BOT_TOKEN: 'xoxb-1' })).toThrow(
+      /SLACK_BOT_TOKEN: is for one workspace/,
+    );
     expect(parseConfig({ ...base, ...OAUTH_ENV }).SLACK_CLIENT_ID).toBe('1111.2222');
   });
 });

@@ -3,7 +3,10 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eventBody, mention, postEvent, sign, startSlackRig, type SlackRig } from './setup.js';
 
-const recording = readFileSync(new URL('../../fixtures/provider-streams/mistral-reasoning.chunks.txt', import.meta.url), 'utf8')
+const recording = readFileSync(
+  new URL('../../fixtures/provider-streams/mistral-reasoning.chunks.txt', import.meta.url),
+  'utf8',
+)
   .split('\n')
   .filter((l) => l.trim());
 

@@ -56,7 +56,9 @@ describe.skipIf(!REDIS_URL)('Slack over HTTP with the Redis inbox down', () => {
     let status = 0;
     for (let retry = 1; retry <= 40 && status !== 200; retry++) {
       await new Promise((r) => setTimeout(r, 250));
-      status = (await postEvent(`${app.url}/slack/events`, body, { secret, retryNum: retry, retryReason: 'http_error' })).status;
+      status = (
+        await postEvent(`${app.url}/slack/events`, body, { secret, retryNum: retry, retryReason: 'http_error' })
+      ).status;
     }
     expect(status).toBe(200);
     await slack.waitFor(() => slack.threadReplies('C0CHAN1', post.ts).length === 1, 'the answer', 15_000);

@@ -22,7 +22,14 @@ afterAll(() => slack.close());
 beforeEach(() => slack.reset());
 
 const CHANNEL = 'C0REPLAY';
-const target = (threadTs: string) => ({ client, channel: CHANNEL, threadTs, userId: 'U0HUMAN1', userTeamId: 'T0FAKETEAM', status: true });
+const target = (threadTs: string) => ({
+  client,
+  channel: CHANNEL,
+  threadTs,
+  userId: 'U0HUMAN1',
+  userTeamId: 'T0FAKETEAM',
+  status: true,
+});
 
 async function* events(list: TurnEvent[], thenHang = false): AsyncIterable<TurnEvent> {
   for (const e of list) {
@@ -39,7 +46,12 @@ const answer = (text: string): TurnEvent[] => [
 ];
 
 function writer(threadTs: string, recorded: string[], record: string[] = []) {
-  return new TurnWriter(target(threadTs), { log: silentLogger(), streamFlushMs: 20, recorded, record: async (id) => void record.push(id) });
+  return new TurnWriter(target(threadTs), {
+    log: silentLogger(),
+    streamFlushMs: 20,
+    recorded,
+    record: async (id) => void record.push(id),
+  });
 }
 
 describe('Slack delivery on replay', () => {
@@ -62,16 +74,25 @@ describe('Slack delivery on replay', () => {
     const thread = freshTs();
     const turnId = `slack:Ev${thread.replace('.', '')}`;
     // The first run posts, then "dies" before the record lands (the recorder never stores).
-    await new TurnWriter({ ...target(thread), turnId }, { log: silentLogger(), streamFlushMs: 20, recorded: [], record: async () => undefined }).deliver(events(answer('First run answer.')));
+    await new TurnWriter(
+      { ...target(thread), turnId },
+      { log: silentLogger(), streamFlushMs: 20, recorded: [], record: async () => undefined },
+    ).deliver(events(answer('First run answer.')));
     const [first] = slack.threadReplies(CHANNEL, thread);
     expect(first?.metadata).toEqual({ event_type: 'switchboard_turn', event_payload: { turn: turnId } });
     // Another turn's message in the same thread is not taken for ours.
-    await new TurnWriter({ ...target(thread), turnId: 'slack:EvOther' }, { log: silentLogger(), streamFlushMs: 20, recorded: [] }).deliver(events(answer('Another answer.')));
+    await new TurnWriter(
+      { ...target(thread), turnId: 'slack:EvOther' },
+      { log: silentLogger(), streamFlushMs: 20, recorded: [] },
+    ).deliver(events(answer('Another answer.')));
 
     const found = await postsOfEarlierRun(target(thread), turnId);
     expect(found).toEqual([{ ts: first!.ts, stream: false }]);
     const postsBefore = slack.callsTo('chat.postMessage').length;
-    await new TurnWriter({ ...target(thread), turnId }, { log: silentLogger(), streamFlushMs: 20, recorded: found.map((f) => `post:${f.ts}`) }).deliver(events(answer('Replayed answer.')));
+    await new TurnWriter(
+      { ...target(thread), turnId },
+      { log: silentLogger(), streamFlushMs: 20, recorded: found.map((f) => `post:${f.ts}`) },
+    ).deliver(events(answer('Replayed answer.')));
     expect(slack.callsTo('chat.postMessage').length).toBe(postsBefore);
     expect(slack.threadReplies(CHANNEL, thread).map((m) => m.text)).toEqual(['Replayed answer.', 'Another answer.']);
     expect(slack.callsTo('conversations.replies').at(-1)?.args).toMatchObject({ include_all_metadata: 'true' }); // form-encoded, as the WebClient sends it
@@ -81,7 +102,15 @@ describe('Slack delivery on replay', () => {
     const thread = freshTs();
     const recorded: string[] = [];
     const dying = writer(thread, [], recorded);
-    void dying.deliver(events([{ type: 'status', text: 'Thinking…' }, { type: 'text_delta', text: 'Half an ans' }], true));
+    void dying.deliver(
+      events(
+        [
+          { type: 'status', text: 'Thinking…' },
+          { type: 'text_delta', text: 'Half an ans' },
+        ],
+        true,
+      ),
+    );
     await slack.waitFor(() => recorded.some((r) => r.startsWith('stream:')), 'the stream to start and be recorded');
     expect(recorded).toEqual([expect.stringMatching(/^stream-intent:\d+\.\d{3}$/), expect.stringMatching(/^stream:/)]);
     expect(slack.threadReplies(CHANNEL, thread)[0]!.stream!.state).toBe('in_progress');
@@ -99,23 +128,49 @@ describe('Slack delivery on replay', () => {
     const turnId = `slack:Ev${thread.replace('.', '')}`;
     // An earlier turn's streamed answer in the same thread is tagged when it stops: not taken for ours.
     const earlier = `Earlier answer. ${'More words. '.repeat(25)}`.trim(); // long enough to stream at once
-    await new TurnWriter({ ...target(thread), turnId: 'slack:EvEarlier' }, { log: silentLogger(), streamFlushMs: 20, recorded: [] }).deliver(
-      events([{ type: 'text_delta', text: earlier }, ...answer(earlier).slice(1)]),
-    );
-    expect(slack.threadReplies(CHANNEL, thread)[0]).toMatchObject({ stream: { state: 'completed' }, metadata: { event_type: 'switchboard_turn', event_payload: { turn: 'slack:EvEarlier' } } });
+    await new TurnWriter(
+      { ...target(thread), turnId: 'slack:EvEarlier' },
+      { log: silentLogger(), streamFlushMs: 20, recorded: [] },
+    ).deliver(events([{ type: 'text_delta', text: earlier }, ...answer(earlier).slice(1)]));
+    expect(slack.threadReplies(CHANNEL, thread)[0]).toMatchObject({
+      stream: { state: 'completed' },
+      metadata: { event_type: 'switchboard_turn', event_payload: { turn: 'slack:EvEarlier' } },
+    });
     await new Promise((r) => setTimeout(r, 1_100)); // the dead run starts a second later
 
     // The dead run records its intent, Slack starts the stream, and the run dies before the ts is recorded.
     const recorded: string[] = [];
-    const dying = new TurnWriter({ ...target(thread), turnId }, { log: silentLogger(), streamFlushMs: 20, recorded: [], record: async (id) => void (id.startsWith('stream-intent:') && recorded.push(id)) });
-    void dying.deliver(events([{ type: 'status', text: 'Thinking…' }, { type: 'text_delta', text: 'Half an ans' }], true));
-    await slack.waitFor(() => slack.threadReplies(CHANNEL, thread).some((m) => m.stream?.state === 'in_progress'), 'the dead run’s stream');
+    const dying = new TurnWriter(
+      { ...target(thread), turnId },
+      {
+        log: silentLogger(),
+        streamFlushMs: 20,
+        recorded: [],
+        record: async (id) => void (id.startsWith('stream-intent:') && recorded.push(id)),
+      },
+    );
+    void dying.deliver(
+      events(
+        [
+          { type: 'status', text: 'Thinking…' },
+          { type: 'text_delta', text: 'Half an ans' },
+        ],
+        true,
+      ),
+    );
+    await slack.waitFor(
+      () => slack.threadReplies(CHANNEL, thread).some((m) => m.stream?.state === 'in_progress'),
+      'the dead run’s stream',
+    );
     expect(recorded).toHaveLength(1);
 
     const found = await postsOfEarlierRun(target(thread), turnId, Number(recorded[0]!.slice('stream-intent:'.length)));
     const open = slack.threadReplies(CHANNEL, thread).find((m) => m.stream?.state === 'in_progress')!;
     expect(found).toEqual([{ ts: open.ts, stream: true }]);
-    await new TurnWriter({ ...target(thread), turnId }, { log: silentLogger(), streamFlushMs: 20, recorded: [...recorded, ...found.map((f) => `stream:${f.ts}`)] }).deliver(events(answer('The whole answer, once.')));
+    await new TurnWriter(
+      { ...target(thread), turnId },
+      { log: silentLogger(), streamFlushMs: 20, recorded: [...recorded, ...found.map((f) => `stream:${f.ts}`)] },
+    ).deliver(events(answer('The whole answer, once.')));
     expect(slack.threadReplies(CHANNEL, thread).map((m) => [m.text, m.stream?.state])).toEqual([
       [earlier, 'completed'],
       ['The whole answer, once.', 'completed'],
@@ -144,7 +199,9 @@ describe('Slack delivery on replay', () => {
   it('an error on replay replaces the earlier message with the notice instead of adding one', async () => {
     const thread = freshTs();
     const a = (await client.chat.postMessage({ channel: CHANNEL, thread_ts: thread, text: 'partial' })).ts!;
-    await writer(thread, [`post:${a}`]).deliver(events([{ type: 'error', code: 'llm_unavailable', message: 'I can’t reach the language model right now.' }]));
+    await writer(thread, [`post:${a}`]).deliver(
+      events([{ type: 'error', code: 'llm_unavailable', message: 'I can’t reach the language model right now.' }]),
+    );
     const [only, ...rest] = slack.threadReplies(CHANNEL, thread);
     expect(rest).toEqual([]);
     expect(only!.text).toMatch(/language model/);

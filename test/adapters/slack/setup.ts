@@ -28,7 +28,10 @@ export const slackTestExtension: AgentExtension = {
       reply: {
         text: `Page ${action.value ?? '?'}`,
         blocks: [
-          { type: 'cards', cards: [{ title: 'Autumn promo', subtitle: 'Acme', fields: [{ label: 'CTR', value: '1.9%' }] }] },
+          {
+            type: 'cards',
+            cards: [{ title: 'Autumn promo', subtitle: 'Acme', fields: [{ label: 'CTR', value: '1.9%' }] }],
+          },
           { type: 'buttons', buttons: [{ actionId: 'campaigns.more', label: 'Show more', value: '3' }] },
         ],
       },
@@ -69,11 +72,16 @@ export async function startSlackRig(opts: {
     env: {
       SLACK_BOT_TOKEN: slack.options.botToken,
       SLACK_API_URL: slack.url,
-      ...(opts.mode === 'http' ? { SLACK_SIGNING_SECRET: SIGNING_SECRET } : { SLACK_APP_TOKEN: slack.options.appToken }),
+      ...(opts.mode === 'http'
+        ? { SLACK_SIGNING_SECRET: SIGNING_SECRET }
+        : { SLACK_APP_TOKEN: slack.options.appToken }),
       ...opts.env,
     },
   });
-  const adapter = createSlackAdapter(h.sb, { socketClientPingTimeoutMs: 200, writer: { updateIntervalMs: 300, streamFlushMs: 50 } });
+  const adapter = createSlackAdapter(h.sb, {
+    socketClientPingTimeoutMs: 200,
+    writer: { updateIntervalMs: 300, streamFlushMs: 50 },
+  });
   if (!adapter) throw new Error('the Slack adapter was not created');
   let server: RunningServer | undefined;
   if (opts.mode === 'http') {
@@ -90,7 +98,12 @@ export async function startSlackRig(opts: {
     server,
     eventsUrl: server ? `${server.url}/slack/events` : '',
     deliveredCount,
-    delivered: (count, timeoutMs) => slack.waitFor(() => deliveredCount() >= count, `${count} delivered Slack turns (saw ${deliveredCount()})`, timeoutMs),
+    delivered: (count, timeoutMs) =>
+      slack.waitFor(
+        () => deliveredCount() >= count,
+        `${count} delivered Slack turns (saw ${deliveredCount()})`,
+        timeoutMs,
+      ),
     async close() {
       await server?.close();
       await stopAdapter();
@@ -118,7 +131,10 @@ let tsCounter = 0;
 export const freshTs = () => `${runBase + ++tsCounter}.${String(randomInt(0, 999_999)).padStart(6, '0')}`;
 
 /** An Events API envelope around a message-like event. */
-export function eventBody(event: Record<string, unknown>, over: { team?: string; eventId?: string; enterprise?: string } = {}) {
+export function eventBody(
+  event: Record<string, unknown>,
+  over: { team?: string; eventId?: string; enterprise?: string } = {},
+) {
   const team = over.team ?? 'T0FAKETEAM';
   return {
     token: 'legacy-verification-token',
@@ -128,7 +144,15 @@ export function eventBody(event: Record<string, unknown>, over: { team?: string;
     type: 'event_callback',
     event_id: over.eventId ?? `Ev${freshTs().replace('.', '')}`,
     event_time: Math.floor(Date.now() / 1000),
-    authorizations: [{ enterprise_id: over.enterprise ?? null, team_id: team, user_id: BOT_USER, is_bot: true, is_enterprise_install: false }],
+    authorizations: [
+      {
+        enterprise_id: over.enterprise ?? null,
+        team_id: team,
+        user_id: BOT_USER,
+        is_bot: true,
+        is_enterprise_install: false,
+      },
+    ],
   };
 }
 

@@ -35,7 +35,21 @@ describe('Slack over Socket Mode', () => {
     expect(stream).toMatchObject({ thread_ts: ts, stream: { state: 'completed', markdown: 'It is noon.' } });
 
     rig.llm.script({ text: 'Yes, still noon.' });
-    await socket().deliver('events_api', eventBody({ type: 'message', user: 'U00FAKEUSER1', ts: freshTs(), thread_ts: ts, text: 'sure?', channel: 'C00FAKECHAN1', channel_type: 'channel' }, { team: 'T00FAKE00AA' }));
+    await socket().deliver(
+      'events_api',
+      eventBody(
+        {
+          type: 'message',
+          user: 'U00FAKEUSER1',
+          ts: freshTs(),
+          thread_ts: ts,
+          text: 'sure?',
+          channel: 'C00FAKECHAN1',
+          channel_type: 'channel',
+        },
+        { team: 'T00FAKE00AA' },
+      ),
+    );
     await rig.delivered(before + 2);
     expect(rig.slack.threadReplies('C00FAKECHAN1', ts).map((m) => m.text)).toEqual(['It is noon.', 'Yes, still noon.']);
   });
@@ -56,7 +70,12 @@ describe('Slack over Socket Mode', () => {
     const { slashCommandWithArgs } = fixture('slash-commands.slack.json');
     const before = rig.deliveredCount();
     rig.llm.script({ text: 'Here is a premium quote.' });
-    const ack = await socket().deliver('slash_commands', { ...slashCommandWithArgs, command: '/quote', text: 'premium 3 laptops with support', response_url: rig.slack.responseUrl() });
+    const ack = await socket().deliver('slash_commands', {
+      ...slashCommandWithArgs,
+      command: '/quote',
+      text: 'premium 3 laptops with support',
+      response_url: rig.slack.responseUrl(),
+    });
     expect(ack.envelope_id).toEqual(expect.any(String));
     await rig.delivered(before + 1);
     const [root, answer] = rig.slack.messages;
@@ -67,7 +86,10 @@ describe('Slack over Socket Mode', () => {
 
   it('routes an interactive envelope (a recorded select) to the core: a suggestion becomes the next message', async () => {
     const { staticSelectAction } = fixture('actions-reactions.slack.json');
-    const payload = structuredClone(staticSelectAction!) as { actions: Record<string, unknown>[]; response_url: string };
+    const payload = structuredClone(staticSelectAction!) as {
+      actions: Record<string, unknown>[];
+      response_url: string;
+    };
     payload.actions[0] = { ...payload.actions[0], action_id: 'suggest.next' };
     payload.response_url = rig.slack.responseUrl();
     const before = rig.deliveredCount();
@@ -76,7 +98,9 @@ describe('Slack over Socket Mode', () => {
     await rig.delivered(before + 1);
     const sent = rig.llm.lastRequest('/chat/completions')!.body.messages as { role: string; content: string }[];
     expect(sent.at(-1)).toEqual({ role: 'user', content: 'greet' });
-    expect(rig.slack.threadReplies('C00FAKECHAN1', '1767326125.870439').map((m) => m.text)).toEqual(['Hello to you too!']);
+    expect(rig.slack.threadReplies('C00FAKECHAN1', '1767326125.870439').map((m) => m.text)).toEqual([
+      'Hello to you too!',
+    ]);
   });
 
   it('answers a DM and an AI-app thread, and ignores reactions', async () => {
@@ -84,11 +108,36 @@ describe('Slack over Socket Mode', () => {
     await socket().deliver('events_api', reaction!);
     const before = rig.deliveredCount();
     rig.llm.script({ text: 'Hi in DM.' }, { text: 'Hi in the assistant thread.' });
-    const dm = { type: 'message', user: 'U0HUMAN1', ts: freshTs(), text: 'hello', channel: 'D0DM1', channel_type: 'im' };
+    const dm = {
+      type: 'message',
+      user: 'U0HUMAN1',
+      ts: freshTs(),
+      text: 'hello',
+      channel: 'D0DM1',
+      channel_type: 'im',
+    };
     await socket().deliver('events_api', eventBody(dm));
     const threadTs = freshTs();
-    await socket().deliver('events_api', eventBody({ type: 'assistant_thread_started', assistant_thread: { user_id: 'U0HUMAN1', context: {}, channel_id: 'D0DM1', thread_ts: threadTs }, event_ts: threadTs }));
-    await socket().deliver('events_api', eventBody({ type: 'message', user: 'U0HUMAN1', ts: freshTs(), thread_ts: threadTs, text: 'a question', channel: 'D0DM1', channel_type: 'im' }));
+    await socket().deliver(
+      'events_api',
+      eventBody({
+        type: 'assistant_thread_started',
+        assistant_thread: { user_id: 'U0HUMAN1', context: {}, channel_id: 'D0DM1', thread_ts: threadTs },
+        event_ts: threadTs,
+      }),
+    );
+    await socket().deliver(
+      'events_api',
+      eventBody({
+        type: 'message',
+        user: 'U0HUMAN1',
+        ts: freshTs(),
+        thread_ts: threadTs,
+        text: 'a question',
+        channel: 'D0DM1',
+        channel_type: 'im',
+      }),
+    );
     await rig.delivered(before + 2);
     expect(rig.slack.threadReplies('D0DM1', dm.ts).map((m) => m.text)).toEqual(['Hi in DM.']);
     const assistantThread = rig.slack.threadReplies('D0DM1', threadTs).map((m) => m.text);

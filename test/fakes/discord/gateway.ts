@@ -26,7 +26,8 @@ export interface GatewayOptions {
 }
 
 /** The shard a guild's events go to, as Discord computes it. */
-export const shardOf = (guildId: string | undefined, count: number): number => (guildId ? Number((BigInt(guildId) >> 22n) % BigInt(count)) : 0);
+export const shardOf = (guildId: string | undefined, count: number): number =>
+  guildId ? Number((BigInt(guildId) >> 22n) % BigInt(count)) : 0;
 
 export interface GatewaySession {
   id: string;
@@ -112,14 +113,44 @@ export function attachGateway(server: Server, baseUrl: string, opts: GatewayOpti
           if (session) return ws.close(4005, 'Already authenticated');
           if (d.token !== opts.token) return ws.close(4004, 'Authentication failed');
           const intents = Number(d.intents);
-          if (opts.messageContentAllowed === false && (intents & MESSAGE_CONTENT) !== 0) return ws.close(4014, 'Disallowed intent(s)');
+          if (opts.messageContentAllowed === false && (intents & MESSAGE_CONTENT) !== 0)
+            return ws.close(4014, 'Disallowed intent(s)');
           const shard = (Array.isArray(d.shard) ? d.shard.map(Number) : [0, 1]) as [number, number];
           if (!(shard[1] >= 1 && shard[0] >= 0 && shard[0] < shard[1])) return ws.close(4010, 'Invalid shard');
-          session = { id: snowflake(), shard, identifiedAt: performance.now(), intents, seq: 0, events: [], socket: ws, identifies: 1, resumes: 0 };
+          session = {
+            id: snowflake(),
+            shard,
+            identifiedAt: performance.now(),
+            intents,
+            seq: 0,
+            events: [],
+            socket: ws,
+            identifies: 1,
+            resumes: 0,
+          };
           sessions.push(session);
           const ready = opts.ready();
           const guilds = ready.guilds.filter((g) => shardOf(g.id, shard[1]) === shard[0]);
-          deliver(session, record(session, 'READY', { v: 10, ...ready, guilds: guilds.map((g) => ({ id: g.id, unavailable: true })), session_id: session.id, resume_gateway_url: `${baseUrl}/gateway-resume`, shard, session_type: 'normal', private_channels: [], presences: [], relationships: [], user_settings: {}, guild_join_requests: [], geo_ordered_rtc_regions: [], auth_session_id_hash: 'fake', _trace: ['fake-gateway'] }));
+          deliver(
+            session,
+            record(session, 'READY', {
+              v: 10,
+              ...ready,
+              guilds: guilds.map((g) => ({ id: g.id, unavailable: true })),
+              session_id: session.id,
+              resume_gateway_url: `${baseUrl}/gateway-resume`,
+              shard,
+              session_type: 'normal',
+              private_channels: [],
+              presences: [],
+              relationships: [],
+              user_settings: {},
+              guild_join_requests: [],
+              geo_ordered_rtc_regions: [],
+              auth_session_id_hash: 'fake',
+              _trace: ['fake-gateway'],
+            }),
+          );
           for (const g of guilds) deliver(session, record(session, 'GUILD_CREATE', opts.guildCreate(g.id)));
           notifyReady();
           break;

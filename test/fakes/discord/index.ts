@@ -57,11 +57,21 @@ export interface FakeDiscord {
   /** DISCORD_TOKEN, DISCORD_APPLICATION_ID and DISCORD_API_URL for this fake. */
   env(): Record<string, string>;
   /** A person writes in a guild channel or thread (default #general), optionally mentioning the bot. */
-  say(opts: { content: string; channelId?: string; author?: APIUser; mention?: boolean; mentionRole?: boolean }): APIMessage;
+  say(opts: {
+    content: string;
+    channelId?: string;
+    author?: APIUser;
+    mention?: boolean;
+    mentionRole?: boolean;
+  }): APIMessage;
   /** A person writes to the bot in a DM. */
   dm(content: string, author?: APIUser): APIMessage;
   /** A person runs a slash command in a channel (default #general) or, with `dm: true`, in a DM. */
-  command(name: string, options: Record<string, string>, where?: { channelId?: string; dm?: boolean; author?: APIUser }): InteractionRecord;
+  command(
+    name: string,
+    options: Record<string, string>,
+    where?: { channelId?: string; dm?: boolean; author?: APIUser },
+  ): InteractionRecord;
   /** A person clicks a button (by custom_id) on a message. */
   click(messageId: string, customId: string, author?: APIUser): InteractionRecord;
   /** The application's Ed25519 public key (hex), as the Developer Portal shows it: DISCORD_PUBLIC_KEY. */
@@ -71,9 +81,17 @@ export interface FakeDiscord {
    * application's key (or `signature: 'forged' | 'missing' | 'stale'`), and the response is taken
    * as its callback, within the acknowledgement deadline.
    */
-  overHttp(url: string, payload: InteractionRecord['payload'], signature?: HttpSignature): Promise<HttpInteractionResult>;
+  overHttp(
+    url: string,
+    payload: InteractionRecord['payload'],
+    signature?: HttpSignature,
+  ): Promise<HttpInteractionResult>;
   /** A slash command's payload, for `overHttp`. */
-  commandPayload(name: string, options: Record<string, string>, where?: { channelId?: string; dm?: boolean; author?: APIUser }): InteractionRecord['payload'];
+  commandPayload(
+    name: string,
+    options: Record<string, string>,
+    where?: { channelId?: string; dm?: boolean; author?: APIUser },
+  ): InteractionRecord['payload'];
   /** A button click's payload, for `overHttp`. */
   clickPayload(messageId: string, customId: string, author?: APIUser): InteractionRecord['payload'];
   /** Messages currently in a channel, oldest first (ephemeral ones included). */
@@ -100,7 +118,11 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     token,
     heartbeatIntervalMs: options.heartbeatIntervalMs,
     messageContentAllowed: options.messageContentAllowed,
-    ready: () => ({ user: world.bot, application: { id: world.applicationId, flags: 1 << 19 }, guilds: world.guildIds.map((id) => ({ id })) }),
+    ready: () => ({
+      user: world.bot,
+      application: { id: world.applicationId, flags: 1 << 19 },
+      guilds: world.guildIds.map((id) => ({ id })),
+    }),
     guildCreate: (id) => world.guildCreate(id),
   });
   const handle = createRestHandler(world, calls, {
@@ -118,17 +140,36 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const publicKey = keys.publicKey.export({ format: 'der', type: 'spki' }).subarray(-32).toString('hex');
   const forger = generateKeyPairSync('ed25519');
 
-  const commandPayload = (name: string, opts: Record<string, string>, where: { channelId?: string; dm?: boolean; author?: APIUser } = {}) => {
+  const commandPayload = (
+    name: string,
+    opts: Record<string, string>,
+    where: { channelId?: string; dm?: boolean; author?: APIUser } = {},
+  ) => {
     const author = where.author ?? world.people.alice;
     const channel = where.dm ? world.dmChannelFor(author) : world.channels.get(where.channelId ?? world.general.id)!;
     const guildId = where.dm ? undefined : world.guildOf(channel.id);
-    return chatInputInteraction({ applicationId: world.applicationId, channel, guildId, user: author, commandId: snowflake(), name, options: opts });
+    return chatInputInteraction({
+      applicationId: world.applicationId,
+      channel,
+      guildId,
+      user: author,
+      commandId: snowflake(),
+      name,
+      options: opts,
+    });
   };
   const clickPayload = (messageId: string, customId: string, author: APIUser = world.people.alice) => {
     const target = world.messages.get(messageId);
     if (!target) throw new Error(`no message ${messageId} to click on`);
     const channel = world.channels.get(target.channel_id)!;
-    return buttonInteraction({ applicationId: world.applicationId, channel, guildId: world.guildOf(channel.id), user: author, message: structuredClone(target), customId });
+    return buttonInteraction({
+      applicationId: world.applicationId,
+      channel,
+      guildId: world.guildOf(channel.id),
+      user: author,
+      message: structuredClone(target),
+      customId,
+    });
   };
 
   const interact = (payload: InteractionRecord['payload']): InteractionRecord => {
@@ -144,7 +185,11 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     world,
     gateway,
     calls,
-    env: () => ({ DISCORD_TOKEN: token, DISCORD_APPLICATION_ID: world.applicationId, DISCORD_API_URL: `http://127.0.0.1:${port}/api` }),
+    env: () => ({
+      DISCORD_TOKEN: token,
+      DISCORD_APPLICATION_ID: world.applicationId,
+      DISCORD_API_URL: `http://127.0.0.1:${port}/api`,
+    }),
     say({ content, channelId = world.general.id, author = world.people.alice, mention = false, mentionRole = false }) {
       const prefix = mention ? `<@${world.bot.id}> ` : mentionRole ? `<@&${world.botRoleId}> ` : '';
       return world.createMessage({
@@ -169,7 +214,10 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       const body = JSON.stringify(payload);
       const timestamp = String(Math.floor(Date.now() / 1000) - (signature === 'stale' ? 3_600 : 0));
       const key = signature === 'forged' ? forger.privateKey : keys.privateKey;
-      const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'Discord-Interactions/1.0 (+https://discord.com)' };
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'user-agent': 'Discord-Interactions/1.0 (+https://discord.com)',
+      };
       if (signature !== 'missing') {
         headers['x-signature-ed25519'] = sign(null, Buffer.from(timestamp + body), key).toString('hex');
         headers['x-signature-timestamp'] = timestamp;
@@ -178,7 +226,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       const text = await res.text();
       const parsed = text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
       const result: HttpInteractionResult = { status: res.status, body: parsed, record };
-      if (res.status === 200 && parsed && payload.type !== 1) result.callbackStatus = handle.acknowledge(payload.id, payload.token, parsed, performance.now()).status;
+      if (res.status === 200 && parsed && payload.type !== 1)
+        result.callbackStatus = handle.acknowledge(payload.id, payload.token, parsed, performance.now()).status;
       return result;
     },
     messagesIn: (channelId) => [...world.messages.values()].filter((m) => m.channel_id === channelId),

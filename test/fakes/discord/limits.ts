@@ -15,11 +15,16 @@ export function checkMessageLimits(path: string, body: unknown): string[] {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return [];
   const record = body as Record<string, unknown>;
   const isMessage = /^\/(channels\/\d+\/messages(\/\d+)?|webhooks\/.+)$/.test(path);
-  const message = path.endsWith('/callback') ? (record.data as Record<string, unknown> | undefined) : isMessage ? record : undefined;
+  const message = path.endsWith('/callback')
+    ? (record.data as Record<string, unknown> | undefined)
+    : isMessage
+      ? record
+      : undefined;
   if (!message) return [];
   const problems: string[] = [];
   const content = message.content;
-  if (typeof content === 'string' && content.length > 2_000) problems.push(`content: ${content.length} characters (bots may send 2,000)`);
+  if (typeof content === 'string' && content.length > 2_000)
+    problems.push(`content: ${content.length} characters (bots may send 2,000)`);
   const embeds = (message.embeds ?? []) as EmbedLike[];
   const embedChars = embeds.reduce(
     (n, e) =>
@@ -36,7 +41,13 @@ export function checkMessageLimits(path: string, body: unknown): string[] {
   if (rows.length > 5) problems.push(`components: ${rows.length} action rows (at most 5)`);
   const ids = rows.flatMap((r) => r.components ?? []).flatMap((c) => (c.custom_id ? [c.custom_id] : []));
   if (new Set(ids).size !== ids.length) problems.push('components: custom_id values must be unique within a message');
-  const empty = !content && embeds.length === 0 && rows.length === 0 && !message.attachments && path.endsWith('/messages') && !path.includes('/webhooks/');
+  const empty =
+    !content &&
+    embeds.length === 0 &&
+    rows.length === 0 &&
+    !message.attachments &&
+    path.endsWith('/messages') &&
+    !path.includes('/webhooks/');
   if (empty) problems.push('Cannot send an empty message');
   return problems;
 }

@@ -60,7 +60,12 @@ function createSpecValidator(): SpecValidator {
     .map((template) => ({
       template,
       params: (template.match(/\{/g) ?? []).length,
-      pattern: new RegExp(`^${template.split('/').map((seg) => (/^\{.+\}$/.test(seg) ? '[^/]+' : seg.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&'))).join('/')}$`),
+      pattern: new RegExp(
+        `^${template
+          .split('/')
+          .map((seg) => (/^\{.+\}$/.test(seg) ? '[^/]+' : seg.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&')))
+          .join('/')}$`,
+      ),
     }))
     .sort((a, b) => a.params - b.params);
 
@@ -74,13 +79,19 @@ function createSpecValidator(): SpecValidator {
     return fn;
   };
   const problems = (fn: ValidateFunction, value: unknown) =>
-    fn(value) ? [] : (fn.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? 'is invalid'}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+    fn(value)
+      ? []
+      : (fn.errors ?? []).map(
+          (e) =>
+            `${e.instancePath || '(body)'} ${e.message ?? 'is invalid'}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
+        );
 
   const operation = (method: string, path: string): OperationMatch | undefined => {
     const clean = path.split('?')[0]!;
     for (const t of templates) {
       const op = spec.paths[t.template]?.[method.toLowerCase()];
-      if (op && t.pattern.test(clean)) return { template: t.template, operationId: op.operationId ?? t.template, operation: op };
+      if (op && t.pattern.test(clean))
+        return { template: t.template, operationId: op.operationId ?? t.template, operation: op };
     }
     return undefined;
   };

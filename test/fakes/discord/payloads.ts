@@ -41,7 +41,19 @@ export function user(username: string, opts: { bot?: boolean; id?: string } = {}
 }
 
 export function member(u: APIUser, joinedAt = new Date().toISOString(), roles: string[] = []): APIGuildMember {
-  return { user: u, roles, joined_at: joinedAt, deaf: false, mute: false, flags: 0 as GuildMemberFlags, nick: null, avatar: null, premium_since: null, pending: false, communication_disabled_until: null };
+  return {
+    user: u,
+    roles,
+    joined_at: joinedAt,
+    deaf: false,
+    mute: false,
+    flags: 0 as GuildMemberFlags,
+    nick: null,
+    avatar: null,
+    premium_since: null,
+    pending: false,
+    communication_disabled_until: null,
+  };
 }
 
 export function textChannel(guildId: string, name: string, position = 0): APIChannel {
@@ -62,7 +74,14 @@ export function textChannel(guildId: string, name: string, position = 0): APICha
   };
 }
 
-export function threadChannel(p: { id: string; guildId: string; parentId: string; ownerId: string; name: string; memberId?: string }): APIChannel {
+export function threadChannel(p: {
+  id: string;
+  guildId: string;
+  parentId: string;
+  ownerId: string;
+  name: string;
+  memberId?: string;
+}): APIChannel {
   const now = new Date().toISOString();
   return {
     id: p.id,
@@ -77,13 +96,28 @@ export function threadChannel(p: { id: string; guildId: string; parentId: string
     total_message_sent: 0,
     rate_limit_per_user: 0,
     flags: 0 as ChannelFlags,
-    thread_metadata: { archived: false, archive_timestamp: now, auto_archive_duration: 1440, locked: false, create_timestamp: now },
-    ...(p.memberId ? { member: { id: p.id, user_id: p.memberId, join_timestamp: now, flags: 0 as ThreadMemberFlags } } : {}),
+    thread_metadata: {
+      archived: false,
+      archive_timestamp: now,
+      auto_archive_duration: 1440,
+      locked: false,
+      create_timestamp: now,
+    },
+    ...(p.memberId
+      ? { member: { id: p.id, user_id: p.memberId, join_timestamp: now, flags: 0 as ThreadMemberFlags } }
+      : {}),
   };
 }
 
 export function dmChannel(recipient: APIUser): APIChannel {
-  return { id: snowflake(), type: ChannelType.DM, name: null, last_message_id: null, recipients: [recipient], flags: 0 as ChannelFlags };
+  return {
+    id: snowflake(),
+    type: ChannelType.DM,
+    name: null,
+    last_message_id: null,
+    recipients: [recipient],
+    flags: 0 as ChannelFlags,
+  };
 }
 
 export interface MessageInput {
@@ -125,7 +159,9 @@ export function message(m: MessageInput): APIMessage {
     flags: m.flags ?? 0,
     ...(m.webhookId ? { webhook_id: m.webhookId } : {}),
     ...(m.applicationId ? { application_id: m.applicationId } : {}),
-    ...(m.interactionMetadata ? { interaction_metadata: m.interactionMetadata as unknown as APIMessage['interaction_metadata'] } : {}),
+    ...(m.interactionMetadata
+      ? { interaction_metadata: m.interactionMetadata as unknown as APIMessage['interaction_metadata'] }
+      : {}),
     ...(m.messageReference ? { message_reference: { type: 0, ...m.messageReference } } : {}),
   };
 }
@@ -146,7 +182,9 @@ function interactionEnvelope(p: InteractionBase) {
     version: 1,
     channel: p.channel,
     channel_id: p.channel.id,
-    ...(inGuild ? { guild_id: p.guildId, member: { ...member(p.user), permissions: '2248473465835073' }, guild_locale: 'en-US' } : { user: p.user }),
+    ...(inGuild
+      ? { guild_id: p.guildId, member: { ...member(p.user), permissions: '2248473465835073' }, guild_locale: 'en-US' }
+      : { user: p.user }),
     app_permissions: '2248473465835073',
     locale: 'en-US',
     entitlements: [],
@@ -156,7 +194,9 @@ function interactionEnvelope(p: InteractionBase) {
   };
 }
 
-export function chatInputInteraction(p: InteractionBase & { commandId: string; name: string; options: Record<string, string> }) {
+export function chatInputInteraction(
+  p: InteractionBase & { commandId: string; name: string; options: Record<string, string> },
+) {
   return {
     ...interactionEnvelope(p),
     type: InteractionType.ApplicationCommand,
@@ -164,7 +204,11 @@ export function chatInputInteraction(p: InteractionBase & { commandId: string; n
       id: p.commandId,
       name: p.name,
       type: ApplicationCommandType.ChatInput,
-      options: Object.entries(p.options).map(([name, value]) => ({ name, type: ApplicationCommandOptionType.String, value })),
+      options: Object.entries(p.options).map(([name, value]) => ({
+        name,
+        type: ApplicationCommandOptionType.String,
+        value,
+      })),
       ...(p.guildId ? { guild_id: p.guildId } : {}),
     },
   };

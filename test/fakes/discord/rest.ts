@@ -50,7 +50,10 @@ export interface RestOptions {
 }
 
 type Reply = { status: number; body?: unknown };
-const error = (status: number, code: number, message: string, errors?: unknown): Reply => ({ status, body: { code, message, ...(errors ? { errors } : {}) } });
+const error = (status: number, code: number, message: string, errors?: unknown): Reply => ({
+  status,
+  body: { code, message, ...(errors ? { errors } : {}) },
+});
 const UNKNOWN_ROUTE = error(404, 0, '404: Not Found');
 
 export function createRestHandler(world: World, calls: RecordedCall[], opts: RestOptions) {
@@ -65,13 +68,32 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
     const path = decodeURIComponent(url.pathname).replace(/^\/api\/v10/, '');
     const method = req.method ?? 'GET';
     const { kind, body, files } = await readBody(req);
-    const call: RecordedCall = { method, path, query: url.searchParams, kind, body, files, at, status: 0, response: undefined, problems: [], responseProblems: [] };
+    const call: RecordedCall = {
+      method,
+      path,
+      query: url.searchParams,
+      kind,
+      body,
+      files,
+      at,
+      status: 0,
+      response: undefined,
+      problems: [],
+      responseProblems: [],
+    };
     calls.push(call);
     if (body !== undefined) {
-      const checked = kind === 'multipart' ? { ...body, ...Object.fromEntries(files.map((f) => [f.field, '<binary>'])) } : body;
-      call.problems = [...spec.checkRequest(method, path, checked, kind === 'multipart' ? 'multipart' : 'json'), ...checkMessageLimits(path, body)];
+      const checked =
+        kind === 'multipart' ? { ...body, ...Object.fromEntries(files.map((f) => [f.field, '<binary>'])) } : body;
+      call.problems = [
+        ...spec.checkRequest(method, path, checked, kind === 'multipart' ? 'multipart' : 'json'),
+        ...checkMessageLimits(path, body),
+      ];
     }
-    const reply: Reply = call.problems.length > 0 ? error(400, 50035, 'Invalid Form Body', call.problems) : route(method, path, url.searchParams, req.headers.authorization, body ?? {}, files, at);
+    const reply: Reply =
+      call.problems.length > 0
+        ? error(400, 50035, 'Invalid Form Body', call.problems)
+        : route(method, path, url.searchParams, req.headers.authorization, body ?? {}, files, at);
     call.status = reply.status;
     call.response = reply.body;
     if (reply.status < 300) call.responseProblems = spec.checkResponse(method, path, reply.status, reply.body);
@@ -79,38 +101,80 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
     res.end(reply.body === undefined ? undefined : JSON.stringify(reply.body));
   };
   /** The interactions endpoint's HTTP response, taken as the callback (HTTP interactions). */
-  const acknowledge = (id: string, token: string, body: Record<string, unknown>, at: number) => callback(id, token, body, [], at);
+  const acknowledge = (id: string, token: string, body: Record<string, unknown>, at: number) =>
+    callback(id, token, body, [], at);
   return Object.assign(handle, { acknowledge });
 
-  function route(method: string, path: string, query: URLSearchParams, auth: string | undefined, body: Record<string, unknown>, files: RecordedFile[], at: number): Reply {
+  function route(
+    method: string,
+    path: string,
+    query: URLSearchParams,
+    auth: string | undefined,
+    body: Record<string, unknown>,
+    files: RecordedFile[],
+    at: number,
+  ): Reply {
     const seg = path.split('/').slice(1);
     // Interaction callbacks and webhooks authenticate by their token in the URL.
-    if (seg[0] === 'interactions' && seg[3] === 'callback' && method === 'POST') return callback(seg[1]!, seg[2]!, body, files, at);
+    if (seg[0] === 'interactions' && seg[3] === 'callback' && method === 'POST')
+      return callback(seg[1]!, seg[2]!, body, files, at);
     if (seg[0] === 'webhooks') return webhook(method, seg, query, body, files, at);
     if (auth !== `Bot ${world.token}`) return error(401, 0, '401: Unauthorized');
 
     const key = `${method} /${seg.map((s) => (/^\d{15,}$/.test(s) ? ':id' : s)).join('/')}`;
     switch (key) {
       case 'GET /gateway/bot':
-        return { status: 200, body: { url: opts.gatewayUrl, shards: opts.recommendedShards, session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: opts.maxConcurrency } } };
+        return {
+          status: 200,
+          body: {
+            url: opts.gatewayUrl,
+            shards: opts.recommendedShards,
+            session_start_limit: {
+              total: 1000,
+              remaining: 999,
+              reset_after: 14_400_000,
+              max_concurrency: opts.maxConcurrency,
+            },
+          },
+        };
       case 'GET /guilds/:id':
-        return world.guildIds.includes(seg[1]!) ? { status: 200, body: world.guild(seg[1]!) } : error(404, 10004, 'Unknown Guild');
+        return world.guildIds.includes(seg[1]!)
+          ? { status: 200, body: world.guild(seg[1]!) }
+          : error(404, 10004, 'Unknown Guild');
       case 'GET /users/@me':
-        return { status: 200, body: { ...world.bot, mfa_enabled: true, verified: true, locale: 'en-US', premium_type: 0 } };
+        return {
+          status: 200,
+          body: { ...world.bot, mfa_enabled: true, verified: true, locale: 'en-US', premium_type: 0 },
+        };
       case 'GET /channels/:id':
-        return world.channels.has(seg[1]!) ? { status: 200, body: world.channels.get(seg[1]!) } : error(404, 10003, 'Unknown Channel');
+        return world.channels.has(seg[1]!)
+          ? { status: 200, body: world.channels.get(seg[1]!) }
+          : error(404, 10003, 'Unknown Channel');
       case 'POST /channels/:id/messages': {
         if (!world.channels.has(seg[1]!)) return error(404, 10003, 'Unknown Channel');
-        const nonceKey = body.enforce_nonce && body.nonce !== undefined && body.nonce !== null ? `${seg[1]}:${String(body.nonce)}` : undefined;
+        const nonceKey =
+          body.enforce_nonce && body.nonce !== undefined && body.nonce !== null
+            ? `${seg[1]}:${String(body.nonce)}`
+            : undefined;
         const seen = nonceKey ? nonces.get(nonceKey) : undefined;
         // The same author, the same nonce, within the window: the existing message, nothing new.
-        if (seen && at - seen.at < NONCE_WINDOW_MS && world.messages.has(seen.id)) return { status: 200, body: world.messages.get(seen.id) };
+        if (seen && at - seen.at < NONCE_WINDOW_MS && world.messages.has(seen.id))
+          return { status: 200, body: world.messages.get(seen.id) };
         const reference = body.message_reference as { message_id: string } | undefined;
         const m = world.createMessage({
           channelId: seg[1]!,
           author: world.bot,
           ...messageFields(body, files, []),
-          ...(reference ? { type: MessageType.Reply, messageReference: { message_id: reference.message_id, channel_id: seg[1]!, guild_id: world.guildOf(seg[1]!) } } : {}),
+          ...(reference
+            ? {
+                type: MessageType.Reply,
+                messageReference: {
+                  message_id: reference.message_id,
+                  channel_id: seg[1]!,
+                  guild_id: world.guildOf(seg[1]!),
+                },
+              }
+            : {}),
         });
         if (nonceKey) nonces.set(nonceKey, { id: m.id, at });
         return { status: 200, body: { ...m, ...(body.nonce !== undefined ? { nonce: body.nonce } : {}) } };
@@ -118,7 +182,8 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
       case 'PATCH /channels/:id/messages/:id': {
         const m = world.messages.get(seg[3]!);
         if (!m || m.channel_id !== seg[1]) return error(404, 10008, 'Unknown Message');
-        if (m.author.id !== world.bot.id || m.webhook_id) return error(403, 50005, 'Cannot edit a message authored by another user');
+        if (m.author.id !== world.bot.id || m.webhook_id)
+          return error(403, 50005, 'Cannot edit a message authored by another user');
         return { status: 200, body: world.editMessage(m.id, messageFields(body, files, m.attachments)) };
       }
       case 'DELETE /channels/:id/messages/:id':
@@ -130,14 +195,17 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
       case 'POST /channels/:id/messages/:id/threads': {
         const parent = world.channels.get(seg[1]!);
         if (!parent || !world.messages.has(seg[3]!)) return error(404, 10008, 'Unknown Message');
-        if (world.channels.has(seg[3]!)) return error(400, 160004, 'A thread has already been created for this message');
+        if (world.channels.has(seg[3]!))
+          return error(400, 160004, 'A thread has already been created for this message');
         if (!opts.canCreateThreads) return error(403, 50013, 'Missing Permissions');
         return { status: 201, body: world.createThread(parent.id, seg[3]!, String(body.name)) };
       }
       case 'PUT /applications/:id/commands':
       case 'PUT /applications/:id/guilds/:id/commands': {
         if (seg[1] !== world.applicationId) return error(404, 10002, 'Unknown Application');
-        const saved = (Array.isArray(body) ? body : Object.values(body)).map((c) => savedCommand(c as Record<string, unknown>, world.applicationId, seg[3]));
+        const saved = (Array.isArray(body) ? body : Object.values(body)).map((c) =>
+          savedCommand(c as Record<string, unknown>, world.applicationId, seg[3]),
+        );
         if (seg[3]) world.commands.guild.set(seg[3], saved);
         else world.commands.global = saved;
         return { status: 200, body: saved };
@@ -147,31 +215,56 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
     }
   }
 
-  function callback(id: string, token: string, body: Record<string, unknown>, files: RecordedFile[], at: number): Reply {
+  function callback(
+    id: string,
+    token: string,
+    body: Record<string, unknown>,
+    files: RecordedFile[],
+    at: number,
+  ): Reply {
     const it = world.interactions.get(token);
-    if (!it || it.payload.id !== id || at - it.dispatchedAt > opts.ackDeadlineMs) return error(404, 10062, 'Unknown interaction');
+    if (!it || it.payload.id !== id || at - it.dispatchedAt > opts.ackDeadlineMs)
+      return error(404, 10062, 'Unknown interaction');
     if (it.callback) return error(400, 40060, 'Interaction has already been acknowledged.');
     const type = Number(body.type);
     it.callback = { type, at };
     const data = (body.data ?? {}) as Record<string, unknown>;
-    if (type === InteractionResponseType.DeferredChannelMessageWithSource || type === InteractionResponseType.ChannelMessageWithSource) {
+    if (
+      type === InteractionResponseType.DeferredChannelMessageWithSource ||
+      type === InteractionResponseType.ChannelMessageWithSource
+    ) {
       const deferred = type === InteractionResponseType.DeferredChannelMessageWithSource;
       const flags = (Number(data.flags ?? 0) & MessageFlags.Ephemeral) | (deferred ? MessageFlags.Loading : 0);
-      const m = world.createMessage({ ...interactionMessage(it), ...(deferred ? {} : messageFields(data, files, [])), flags });
+      const m = world.createMessage({
+        ...interactionMessage(it),
+        ...(deferred ? {} : messageFields(data, files, [])),
+        flags,
+      });
       it.originalId = m.id;
       it.messageIds.add(m.id);
-    } else if (type === InteractionResponseType.DeferredMessageUpdate || type === InteractionResponseType.UpdateMessage) {
+    } else if (
+      type === InteractionResponseType.DeferredMessageUpdate ||
+      type === InteractionResponseType.UpdateMessage
+    ) {
       if (!('message' in it.payload)) return error(400, 40043, 'This interaction type cannot update a message');
       it.originalId = it.payload.message.id;
       it.messageIds.add(it.originalId);
-      if (type === InteractionResponseType.UpdateMessage) world.editMessage(it.originalId, messageFields(data, files, []));
+      if (type === InteractionResponseType.UpdateMessage)
+        world.editMessage(it.originalId, messageFields(data, files, []));
     } else {
       return error(400, 50035, 'Invalid Form Body', [`unsupported callback type ${type}`]);
     }
     return { status: 204 };
   }
 
-  function webhook(method: string, seg: string[], query: URLSearchParams, body: Record<string, unknown>, files: RecordedFile[], at: number): Reply {
+  function webhook(
+    method: string,
+    seg: string[],
+    query: URLSearchParams,
+    body: Record<string, unknown>,
+    files: RecordedFile[],
+    at: number,
+  ): Reply {
     const [, appId, token, sub, messageId] = seg;
     const it = world.interactions.get(token ?? '');
     if (!it || at - it.dispatchedAt > opts.tokenLifetimeMs) return error(401, 50027, 'Invalid Webhook Token');
@@ -194,7 +287,10 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
     }
     if (method === 'PATCH') {
       const patch = messageFields(body, files, m.attachments);
-      return { status: 200, body: world.editMessage(m.id, { ...patch, flags: (m.flags ?? 0) & ~MessageFlags.Loading }) };
+      return {
+        status: 200,
+        body: world.editMessage(m.id, { ...patch, flags: (m.flags ?? 0) & ~MessageFlags.Loading }),
+      };
     }
     return UNKNOWN_ROUTE;
   }
@@ -215,7 +311,9 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
         type: p.type,
         user: by,
         authorizing_integration_owners: p.authorizing_integration_owners,
-        ...(command ? { name: command, command_type: 1 } : { interacted_message_id: (p as { message: APIMessage }).message.id }),
+        ...(command
+          ? { name: command, command_type: 1 }
+          : { interacted_message_id: (p as { message: APIMessage }).message.id }),
       },
     };
   }
@@ -226,15 +324,25 @@ function messageFields(body: Record<string, unknown>, files: RecordedFile[], exi
   const out: Partial<APIMessage> & Record<string, unknown> = {};
   if (body.content !== undefined && body.content !== null) out.content = String(body.content);
   // Discord stores sent embeds as `rich` ones.
-  if (body.embeds !== undefined && body.embeds !== null) out.embeds = (body.embeds as object[]).map((e) => ({ type: 'rich', ...e })) as APIMessage['embeds'];
-  if (body.components !== undefined && body.components !== null) out.components = numberComponents(body.components as Component[]) as unknown as APIMessage['components'];
+  if (body.embeds !== undefined && body.embeds !== null)
+    out.embeds = (body.embeds as object[]).map((e) => ({ type: 'rich', ...e })) as APIMessage['embeds'];
+  if (body.components !== undefined && body.components !== null)
+    out.components = numberComponents(body.components as Component[]) as unknown as APIMessage['components'];
   const declared = body.attachments as { id: string; description?: string }[] | undefined;
   if (declared || files.length > 0) {
     const kept = declared ? existing.filter((a) => declared.some((d) => d.id === a.id)) : existing;
     const added = files.map((f, i) => {
       const id = snowflake();
       const description = declared?.find((d) => d.id === String(i))?.description;
-      return { id, filename: f.name, size: f.size, content_type: f.contentType, url: `https://cdn.discordapp.com/attachments/0/${id}/${f.name}`, proxy_url: `https://media.discordapp.net/attachments/0/${id}/${f.name}`, ...(description ? { description } : {}) };
+      return {
+        id,
+        filename: f.name,
+        size: f.size,
+        content_type: f.contentType,
+        url: `https://cdn.discordapp.com/attachments/0/${id}/${f.name}`,
+        proxy_url: `https://media.discordapp.net/attachments/0/${id}/${f.name}`,
+        ...(description ? { description } : {}),
+      };
     });
     out.attachments = [...kept, ...added];
   }
@@ -246,15 +354,27 @@ type Component = { id?: number; components?: Component[] } & Record<string, unkn
 /** Discord numbers a message's components (depth first, from 1) when the sender did not. */
 function numberComponents(components: Component[]): Component[] {
   let next = 1;
-  const walk = (list: Component[]): Component[] => list.map((c) => ({ ...c, id: c.id ?? next++, ...(c.components ? { components: walk(c.components) } : {}) }));
+  const walk = (list: Component[]): Component[] =>
+    list.map((c) => ({ ...c, id: c.id ?? next++, ...(c.components ? { components: walk(c.components) } : {}) }));
   return walk(components);
 }
 
 function savedCommand(c: Record<string, unknown>, applicationId: string, guildId: string | undefined) {
-  return { id: snowflake(), application_id: applicationId, version: snowflake(), default_member_permissions: null, type: 1, description: '', ...c, ...(guildId ? { guild_id: guildId } : {}) };
+  return {
+    id: snowflake(),
+    application_id: applicationId,
+    version: snowflake(),
+    default_member_permissions: null,
+    type: 1,
+    description: '',
+    ...c,
+    ...(guildId ? { guild_id: guildId } : {}),
+  };
 }
 
-async function readBody(req: IncomingMessage): Promise<{ kind: RecordedCall['kind']; body: Record<string, unknown> | undefined; files: RecordedFile[] }> {
+async function readBody(
+  req: IncomingMessage,
+): Promise<{ kind: RecordedCall['kind']; body: Record<string, unknown> | undefined; files: RecordedFile[] }> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const raw = Buffer.concat(chunks);
@@ -266,7 +386,8 @@ async function readBody(req: IncomingMessage): Promise<{ kind: RecordedCall['kin
     let body: Record<string, unknown> = {};
     for (const [field, value] of form.entries()) {
       if (field === 'payload_json') body = JSON.parse(String(value)) as Record<string, unknown>;
-      else if (typeof value !== 'string') files.push({ field, name: value.name, size: value.size, contentType: value.type });
+      else if (typeof value !== 'string')
+        files.push({ field, name: value.name, size: value.size, contentType: value.type });
     }
     return { kind: 'multipart', body, files };
   }

@@ -6,7 +6,17 @@
  */
 import { ChannelType, MessageFlags, SnowflakeUtil, type APIChannel, type APIMessage, type APIUser } from 'discord.js';
 import type { FakeGateway } from './gateway.js';
-import { dmChannel, member, message, snowflake, textChannel, threadChannel, user, type InteractionPayload, type MessageInput } from './payloads.js';
+import {
+  dmChannel,
+  member,
+  message,
+  snowflake,
+  textChannel,
+  threadChannel,
+  user,
+  type InteractionPayload,
+  type MessageInput,
+} from './payloads.js';
 
 export interface InteractionRecord {
   payload: InteractionPayload;
@@ -74,7 +84,16 @@ export function createWorld(opts: { token: string; applicationId: string }): Wor
   /** A message as MESSAGE_CREATE carries it: with guild_id and member in a guild, channel_type always. */
   const dispatched = (m: APIMessage) => {
     const g = guildOf(m.channel_id);
-    return { ...m, channel_type: channelType(m.channel_id), ...(g ? { guild_id: g, ...(m.webhook_id ? {} : { member: { ...member(m.author, joinedAt, rolesOf(m.author)), user: undefined } }) } : {}) };
+    return {
+      ...m,
+      channel_type: channelType(m.channel_id),
+      ...(g
+        ? {
+            guild_id: g,
+            ...(m.webhook_id ? {} : { member: { ...member(m.author, joinedAt, rolesOf(m.author)), user: undefined } }),
+          }
+        : {}),
+    };
   };
 
   return {
@@ -97,41 +116,118 @@ export function createWorld(opts: { token: string; applicationId: string }): Wor
       gateway = g;
     },
     guild(id) {
-      const { joined_at: _j, large: _l, unavailable: _u, member_count: _m, members: _ms, channels: _c, threads: _t, voice_states: _v, presences: _p, stage_instances: _s, guild_scheduled_events: _g, soundboard_sounds: _ss, ...guild } = this.guildCreate(id) as Record<string, unknown>;
-      return { ...guild, region: 'deprecated', widget_enabled: false, widget_channel_id: null, max_members: 500_000, max_presences: null, max_video_channel_users: 25, max_stage_video_channel_users: 50, approximate_member_count: 4, approximate_presence_count: 1, hub_type: null, incidents_data: null };
+      const {
+        joined_at: _j,
+        large: _l,
+        unavailable: _u,
+        member_count: _m,
+        members: _ms,
+        channels: _c,
+        threads: _t,
+        voice_states: _v,
+        presences: _p,
+        stage_instances: _s,
+        guild_scheduled_events: _g,
+        soundboard_sounds: _ss,
+        ...guild
+      } = this.guildCreate(id) as Record<string, unknown>;
+      return {
+        ...guild,
+        region: 'deprecated',
+        widget_enabled: false,
+        widget_channel_id: null,
+        max_members: 500_000,
+        max_presences: null,
+        max_video_channel_users: 25,
+        max_stage_video_channel_users: 50,
+        approximate_member_count: 4,
+        approximate_presence_count: 1,
+        hub_type: null,
+        incidents_data: null,
+      };
     },
     guildCreate(id) {
-      const everyone = { id, name: '@everyone', permissions: '2248473465835073', position: 0, color: 0, colors: { primary_color: 0, secondary_color: null, tertiary_color: null }, hoist: false, managed: false, mentionable: false, flags: 0, icon: null, unicode_emoji: null };
-      const botRole = { ...everyone, id: botRoleId, name: 'Switchboard', position: 1, managed: true, tags: { bot_id: bot.id } };
+      const everyone = {
+        id,
+        name: '@everyone',
+        permissions: '2248473465835073',
+        position: 0,
+        color: 0,
+        colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
+        hoist: false,
+        managed: false,
+        mentionable: false,
+        flags: 0,
+        icon: null,
+        unicode_emoji: null,
+      };
+      const botRole = {
+        ...everyone,
+        id: botRoleId,
+        name: 'Switchboard',
+        position: 1,
+        managed: true,
+        tags: { bot_id: bot.id },
+      };
       const membersRole = { ...everyone, id: memberRoleId, name: 'Members', position: 2 };
       const own = [...channels.values()].filter((c) => (c as { guild_id?: string }).guild_id === id);
       return {
         id,
         name: id === guildId ? 'Test Server' : 'Other Server',
-        icon: null, splash: null, discovery_splash: null, banner: null, description: null,
+        icon: null,
+        splash: null,
+        discovery_splash: null,
+        banner: null,
+        description: null,
         owner_id: people.alice.id,
-        afk_channel_id: null, afk_timeout: 300, verification_level: 0, default_message_notifications: 0, explicit_content_filter: 0,
+        afk_channel_id: null,
+        afk_timeout: 300,
+        verification_level: 0,
+        default_message_notifications: 0,
+        explicit_content_filter: 0,
         roles: id === guildId ? [everyone, botRole, membersRole] : [everyone],
-        emojis: [], stickers: [], features: [], mfa_level: 0, application_id: null,
-        system_channel_id: null, system_channel_flags: 0, rules_channel_id: null, public_updates_channel_id: null, safety_alerts_channel_id: null,
-        vanity_url_code: null, premium_tier: 0, premium_subscription_count: 0, preferred_locale: 'en-US', nsfw_level: 0, premium_progress_bar_enabled: false,
-        joined_at: joinedAt, large: false, unavailable: false, member_count: 4,
+        emojis: [],
+        stickers: [],
+        features: [],
+        mfa_level: 0,
+        application_id: null,
+        system_channel_id: null,
+        system_channel_flags: 0,
+        rules_channel_id: null,
+        public_updates_channel_id: null,
+        safety_alerts_channel_id: null,
+        vanity_url_code: null,
+        premium_tier: 0,
+        premium_subscription_count: 0,
+        preferred_locale: 'en-US',
+        nsfw_level: 0,
+        premium_progress_bar_enabled: false,
+        joined_at: joinedAt,
+        large: false,
+        unavailable: false,
+        member_count: 4,
         members: [member(bot, joinedAt)],
         channels: own.filter((c) => c.type !== ChannelType.PublicThread),
         threads: own.filter((c) => c.type === ChannelType.PublicThread),
-        voice_states: [], presences: [], stage_instances: [], guild_scheduled_events: [], soundboard_sounds: [],
+        voice_states: [],
+        presences: [],
+        stage_instances: [],
+        guild_scheduled_events: [],
+        soundboard_sounds: [],
       };
     },
     createMessage(input, o = {}) {
       const m = message(input);
       messages.set(m.id, m);
-      const channel = channels.get(m.channel_id) as { last_message_id?: string | null; message_count?: number } | undefined;
+      const channel = channels.get(m.channel_id) as
+        { last_message_id?: string | null; message_count?: number } | undefined;
       if (channel) {
         channel.last_message_id = m.id;
         if (channel.message_count !== undefined) channel.message_count++;
       }
       // Ephemeral messages never reach the gateway.
-      if (o.dispatch !== false && ((m.flags ?? 0) & MessageFlags.Ephemeral) === 0) dispatch('MESSAGE_CREATE', dispatched(m));
+      if (o.dispatch !== false && ((m.flags ?? 0) & MessageFlags.Ephemeral) === 0)
+        dispatch('MESSAGE_CREATE', dispatched(m));
       return m;
     },
     editMessage(id, patch) {
@@ -170,4 +266,3 @@ export function createWorld(opts: { token: string; applicationId: string }): Wor
     dispatch,
   };
 }
-

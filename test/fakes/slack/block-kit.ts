@@ -11,7 +11,9 @@ import type { FakeSlack } from './web-api.js';
 // ajv-formats is CommonJS: under NodeNext its default import is the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
-const schema = JSON.parse(readFileSync(new URL('../../fixtures/slack/block-kit.schema.json', import.meta.url), 'utf8')) as object;
+const schema = JSON.parse(
+  readFileSync(new URL('../../fixtures/slack/block-kit.schema.json', import.meta.url), 'utf8'),
+) as object;
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 addFormats(ajv);
 const validate = ajv.compile(schema);
@@ -27,7 +29,9 @@ export function blockKitProblems(blocks: unknown, extraMarkdown = 0): string[] {
   const typed = blocks as { type?: string; text?: unknown }[];
   const tables = typed.filter((b) => b.type === 'table').length;
   if (tables > 1) problems.push(`${tables} tables (max 1 per message)`);
-  const markdown = extraMarkdown + typed.reduce((n, b) => n + (b.type === 'markdown' && typeof b.text === 'string' ? b.text.length : 0), 0);
+  const markdown =
+    extraMarkdown +
+    typed.reduce((n, b) => n + (b.type === 'markdown' && typeof b.text === 'string' ? b.text.length : 0), 0);
   if (markdown > 12_000) problems.push(`${markdown} markdown characters (max 12,000 per message)`);
   return problems;
 }
@@ -38,7 +42,10 @@ export function outgoingBlockPayloads(slack: FakeSlack): { source: string; block
   slack.calls.forEach((call, i) => {
     const source = `#${i} ${call.method}`;
     if (call.args.blocks !== undefined) {
-      const streamed = call.method === 'chat.stopStream' ? streamedMarkdown(slack, String(call.args.channel), String(call.args.ts)) : 0;
+      const streamed =
+        call.method === 'chat.stopStream'
+          ? streamedMarkdown(slack, String(call.args.channel), String(call.args.ts))
+          : 0;
       out.push({ source, blocks: call.args.blocks, extraMarkdown: streamed });
     }
     for (const chunk of (call.args.chunks as { type?: string; blocks?: unknown }[] | undefined) ?? []) {
@@ -53,7 +60,9 @@ export function outgoingBlockPayloads(slack: FakeSlack): { source: string; block
 
 /** All problems across everything the fake was sent; `[]` when every payload is valid. */
 export function invalidBlockPayloads(slack: FakeSlack): string[] {
-  return outgoingBlockPayloads(slack).flatMap((p) => blockKitProblems(p.blocks, p.extraMarkdown).map((problem) => `${p.source}: ${problem}`));
+  return outgoingBlockPayloads(slack).flatMap((p) =>
+    blockKitProblems(p.blocks, p.extraMarkdown).map((problem) => `${p.source}: ${problem}`),
+  );
 }
 
 function streamedMarkdown(slack: FakeSlack, channel: string, ts: string): number {

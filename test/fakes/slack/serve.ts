@@ -8,8 +8,18 @@ import { startFakeSlack } from './web-api.js';
 
 const args = process.argv.slice(2);
 const botIndex = args.indexOf('--bot-user');
-const slack = await startFakeSlack({ socketMode: args.includes('--socket'), ...(botIndex >= 0 ? { botUserId: args[botIndex + 1] } : {}) });
-console.log(JSON.stringify({ url: slack.url, origin: slack.origin, botToken: slack.options.botToken, appToken: slack.options.appToken }));
+const slack = await startFakeSlack({
+  socketMode: args.includes('--socket'),
+  ...(botIndex >= 0 ? { botUserId: args[botIndex + 1] } : {}),
+});
+console.log(
+  JSON.stringify({
+    url: slack.url,
+    origin: slack.origin,
+    botToken: slack.options.botToken,
+    appToken: slack.options.appToken,
+  }),
+);
 const stop = () => void slack.close().then(() => process.exit(0));
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

@@ -24,7 +24,9 @@ export function signedHeaders(body: string, opts: SignOptions, contentType: stri
     'content-type': contentType,
     'x-slack-request-timestamp': String(timestamp),
     'x-slack-signature': opts.signature ?? slackSignature(opts.secret, timestamp, body),
-    ...(opts.retryNum !== undefined ? { 'x-slack-retry-num': String(opts.retryNum), 'x-slack-retry-reason': opts.retryReason ?? 'http_timeout' } : {}),
+    ...(opts.retryNum !== undefined
+      ? { 'x-slack-retry-num': String(opts.retryNum), 'x-slack-retry-reason': opts.retryReason ?? 'http_timeout' }
+      : {}),
   };
 }
 
@@ -37,11 +39,19 @@ export function postEvent(url: string, body: object, opts: SignOptions): Promise
 /** POSTs a slash command's form fields. */
 export function postCommand(url: string, fields: Record<string, string>, opts: SignOptions): Promise<Response> {
   const text = new URLSearchParams(fields).toString();
-  return fetch(url, { method: 'POST', headers: signedHeaders(text, opts, 'application/x-www-form-urlencoded'), body: text });
+  return fetch(url, {
+    method: 'POST',
+    headers: signedHeaders(text, opts, 'application/x-www-form-urlencoded'),
+    body: text,
+  });
 }
 
 /** POSTs an interaction (`block_actions`) the way Slack does: `payload=<json>`. */
 export function postInteraction(url: string, payload: object, opts: SignOptions): Promise<Response> {
   const text = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-  return fetch(url, { method: 'POST', headers: signedHeaders(text, opts, 'application/x-www-form-urlencoded'), body: text });
+  return fetch(url, {
+    method: 'POST',
+    headers: signedHeaders(text, opts, 'application/x-www-form-urlencoded'),
+    body: text,
+  });
 }

@@ -25,7 +25,11 @@ export interface FakeSocketMode {
   readonly open: number;
   readonly acks: SocketAck[];
   /** Sends an envelope and resolves with its ack (rejects after `timeoutMs`). */
-  deliver(type: EnvelopeType, payload: Record<string, unknown>, opts?: { retryAttempt?: number; retryReason?: string; timeoutMs?: number }): Promise<SocketAck>;
+  deliver(
+    type: EnvelopeType,
+    payload: Record<string, unknown>,
+    opts?: { retryAttempt?: number; retryReason?: string; timeoutMs?: number },
+  ): Promise<SocketAck>;
   /** Sends `{type:'disconnect'}` to every open connection. */
   disconnect(reason?: string): void;
   waitForConnections(count: number, timeoutMs?: number): Promise<void>;
@@ -86,7 +90,9 @@ export function attachSocketMode(server: Server, origin: string): FakeSocketMode
         type,
         payload,
         accepts_response_payload: type !== 'events_api',
-        ...(type === 'events_api' ? { retry_attempt: opts.retryAttempt ?? 0, retry_reason: opts.retryReason ?? '' } : {}),
+        ...(type === 'events_api'
+          ? { retry_attempt: opts.retryAttempt ?? 0, retry_reason: opts.retryReason ?? '' }
+          : {}),
       };
       return new Promise<SocketAck>((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -101,7 +107,8 @@ export function attachSocketMode(server: Server, origin: string): FakeSocketMode
       });
     },
     disconnect(reason = 'refresh_requested') {
-      for (const ws of live) ws.send(JSON.stringify({ type: 'disconnect', reason, debug_info: { host: 'fake-socket' } }));
+      for (const ws of live)
+        ws.send(JSON.stringify({ type: 'disconnect', reason, debug_info: { host: 'fake-socket' } }));
     },
     async waitForConnections(count, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;

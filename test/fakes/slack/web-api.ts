@@ -113,7 +113,18 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     clientSecret: opts.clientSecret ?? 'fake-client-secret',
   };
   /** Valid bot tokens and their workspaces; the single-token workspace from the options is one of them. */
-  const tokens = new Map<string, FakeWorkspace>([[options.botToken, { teamId: options.teamId, teamName: 'Fake Team', botUserId: options.botUserId, botId: options.botId, installerUserId: 'U0INSTALLER' }]]);
+  const tokens = new Map<string, FakeWorkspace>([
+    [
+      options.botToken,
+      {
+        teamId: options.teamId,
+        teamName: 'Fake Team',
+        botUserId: options.botUserId,
+        botId: options.botId,
+        installerUserId: 'U0INSTALLER',
+      },
+    ],
+  ]);
   const codes = new Map<string, FakeWorkspace>();
   const calls: SlackCall[] = [];
   const messages: FakeMessage[] = [];
@@ -157,12 +168,15 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     if (!path.startsWith('/api/')) return send(res, 404, { ok: false, error: 'unknown_url' });
     const method = path.slice('/api/'.length);
     const args = parseArgs(req.headers['content-type'], raw);
-    const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? (typeof args.token === 'string' ? args.token : undefined);
+    const token =
+      /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ??
+      (typeof args.token === 'string' ? args.token : undefined);
     calls.push({ method, args, token });
 
     const failure = failures.get(method)?.shift();
     if (failure) {
-      if ('status' in failure) return send(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
+      if ('status' in failure)
+        return send(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
       return send(res, 200, { ok: false, error: failure.error });
     }
     if (method === 'oauth.v2.access') return send(res, 200, exchange(args, req.headers.authorization));
@@ -175,7 +189,9 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
   /** oauth.v2.access: client credentials (form fields or HTTP Basic) and a one-time code → a bot token. */
   function exchange(a: Record<string, unknown>, authorization: string | undefined): Record<string, unknown> {
     const basic = /^Basic\s+(\S+)$/i.exec(authorization ?? '')?.[1];
-    const [id, secret] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':') : [a.client_id, a.client_secret];
+    const [id, secret] = basic
+      ? Buffer.from(basic, 'base64').toString('utf8').split(':')
+      : [a.client_id, a.client_secret];
     if (id !== options.clientId) return { ok: false, error: 'invalid_client_id' };
     if (secret !== options.clientSecret) return { ok: false, error: 'bad_client_secret' };
     const ws = codes.get(String(a.code ?? ''));
@@ -187,7 +203,8 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
       ok: true,
       access_token: token,
       token_type: 'bot',
-      scope: 'app_mentions:read,assistant:write,channels:history,groups:history,im:history,chat:write,commands,files:write,users:read',
+      scope:
+        'app_mentions:read,assistant:write,channels:history,groups:history,im:history,chat:write,commands,files:write,users:read',
       bot_user_id: ws.botUserId,
       app_id: 'A0FAKEAPP',
       team: ws.isEnterpriseInstall ? null : { id: ws.teamId, name: ws.teamName },
@@ -222,7 +239,13 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
         if (!a.text && !a.blocks) return { ok: false, error: 'no_text' };
         const blocked = needsChannel();
         if (blocked) return blocked;
-        const m = store({ channel, text: String(a.text ?? ''), blocks: a.blocks as unknown[] | undefined, thread_ts: str(a.thread_ts), metadata: a.metadata });
+        const m = store({
+          channel,
+          text: String(a.text ?? ''),
+          blocks: a.blocks as unknown[] | undefined,
+          thread_ts: str(a.thread_ts),
+          metadata: a.metadata,
+        });
         return { ok: true, channel, ts: m.ts, message: m };
       }
       case 'chat.update': {
@@ -244,7 +267,8 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
       case 'chat.startStream': {
         if (streamingDisabled) return { ok: false, error: 'unknown_method' };
         if (!a.thread_ts) return { ok: false, error: 'invalid_arguments' };
-        if (!channel.startsWith('D') && (!a.recipient_user_id || !a.recipient_team_id)) return { ok: false, error: 'invalid_arguments' };
+        if (!channel.startsWith('D') && (!a.recipient_user_id || !a.recipient_team_id))
+          return { ok: false, error: 'invalid_arguments' };
         const blocked = needsChannel();
         if (blocked) return blocked;
         const m = store({ channel, text: '', thread_ts: str(a.thread_ts) });
@@ -271,7 +295,20 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
         return a.channel_id && a.thread_ts ? { ok: true } : { ok: false, error: 'invalid_arguments' };
       case 'conversations.replies': {
         const thread = messages.filter((m) => m.channel === channel && (m.ts === a.ts || m.thread_ts === a.ts));
-        return { ok: true, messages: thread.map((m) => ({ type: 'message', user: m.user, bot_id: m.bot_id, ts: m.ts, thread_ts: m.thread_ts, text: m.text, blocks: m.blocks, metadata: m.metadata })), has_more: false };
+        return {
+          ok: true,
+          messages: thread.map((m) => ({
+            type: 'message',
+            user: m.user,
+            bot_id: m.bot_id,
+            ts: m.ts,
+            thread_ts: m.thread_ts,
+            text: m.text,
+            blocks: m.blocks,
+            metadata: m.metadata,
+          })),
+          has_more: false,
+        };
       }
       case 'files.getUploadURLExternal': {
         const fileId = `F${String(++seq).padStart(8, '0')}`;
@@ -280,24 +317,51 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
       }
       case 'files.completeUploadExternal': {
         const files = (a.files as { id: string; title?: string }[] | undefined) ?? [];
-        if (!files.every((f) => uploads.some((u) => u.fileId === f.id))) return { ok: false, error: 'file_upload_not_finished' };
+        if (!files.every((f) => uploads.some((u) => u.fileId === f.id)))
+          return { ok: false, error: 'file_upload_not_finished' };
         const blocked = needsChannel();
         if (blocked) return blocked;
-        return { ok: true, files: files.map((f) => ({ id: f.id, title: f.title, name: pendingUploads.get(f.id)?.filename })) };
+        return {
+          ok: true,
+          files: files.map((f) => ({ id: f.id, title: f.title, name: pendingUploads.get(f.id)?.filename })),
+        };
       }
       case 'users.info': {
         const id = String(a.user ?? '');
         if (!/^[UW][A-Z0-9]+$/.test(id)) return { ok: false, error: 'user_not_found' };
         // The fields Slack documents for users.info; guests carry is_restricted / is_ultra_restricted.
-        return { ok: true, user: { id, team_id: ws?.teamId ?? options.teamId, name: id.toLowerCase(), deleted: false, is_bot: false, is_admin: false, is_owner: false, is_restricted: false, is_ultra_restricted: false, ...users.get(id) } };
+        return {
+          ok: true,
+          user: {
+            id,
+            team_id: ws?.teamId ?? options.teamId,
+            name: id.toLowerCase(),
+            deleted: false,
+            is_bot: false,
+            is_admin: false,
+            is_owner: false,
+            is_restricted: false,
+            is_ultra_restricted: false,
+            ...users.get(id),
+          },
+        };
       }
       default:
         return { ok: false, error: 'unknown_method' };
     }
   }
 
-  function storeAs(ws: FakeWorkspace | undefined, m: { channel: string; text: string; blocks?: unknown[]; thread_ts?: string; metadata?: unknown }): FakeMessage {
-    const message: FakeMessage = { ts: nextTs(), user: ws?.botUserId ?? options.botUserId, bot_id: ws?.botId ?? options.botId, updates: 0, ...m };
+  function storeAs(
+    ws: FakeWorkspace | undefined,
+    m: { channel: string; text: string; blocks?: unknown[]; thread_ts?: string; metadata?: unknown },
+  ): FakeMessage {
+    const message: FakeMessage = {
+      ts: nextTs(),
+      user: ws?.botUserId ?? options.botUserId,
+      bot_id: ws?.botId ?? options.botId,
+      updates: 0,
+      ...m,
+    };
     messages.push(message);
     return message;
   }
@@ -319,7 +383,8 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     calls,
     callsTo: (method) => calls.filter((c) => c.method === method),
     messages,
-    threadReplies: (channel, threadTs) => messages.filter((m) => m.channel === channel && (m.thread_ts === threadTs || m.ts === threadTs)),
+    threadReplies: (channel, threadTs) =>
+      messages.filter((m) => m.channel === channel && (m.thread_ts === threadTs || m.ts === threadTs)),
     responses,
     responseUrl: () => `${origin}/hooks/commands/${options.teamId}/${++seq}/fake`,
     uploads,

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkArtifact, createArtifactTools, fileSlug, MAX_CODE_CHARS, previewOf } from '../../../src/tools/artifacts/index.js';
+import {
+  checkArtifact,
+  createArtifactTools,
+  fileSlug,
+  MAX_CODE_CHARS,
+  previewOf,
+} from '../../../src/tools/artifacts/index.js';
 import { toolParameters } from '../../../src/agent/json-schema.js';
 import { parseArguments } from '../../../src/agent/registry.js';
 import { geminiViolations, openAiStrictViolations } from '../../helpers/schema-rules.js';
@@ -11,7 +17,8 @@ export default function Counter() {
   const [n, setN] = useState(0);
   return <button onClick={() => setN(n + 1)}>Clicked {n} times</button>;
 }`;
-const SVG = '<svg viewBox="0 0 10 10"><g fill="red"><circle cx="5" cy="5" r="4"/></g><text x="1" y="9">a &gt; b</text></svg>';
+const SVG =
+  '<svg viewBox="0 0 10 10"><g fill="red"><circle cx="5" cy="5" r="4"/></g><text x="1" y="9">a &gt; b</text></svg>';
 
 describe('artifact checks', () => {
   it('accepts a typical artifact of each type', () => {
@@ -19,7 +26,9 @@ describe('artifact checks', () => {
     expect(checkArtifact('html', '<!doctype html><html><body><h1>Hi</h1></body></html>')).toMatchObject({ ok: true });
     expect(checkArtifact('svg', `<?xml version="1.0"?>\n<!-- logo -->\n${SVG}`)).toMatchObject({ ok: true });
     expect(checkArtifact('mermaid', 'flowchart TD\n  A --> B')).toMatchObject({ ok: true });
-    expect(checkArtifact('mermaid', '---\ntitle: Flow\n---\n%% a comment\nsequenceDiagram\n  A->>B: hi')).toMatchObject({ ok: true });
+    expect(checkArtifact('mermaid', '---\ntitle: Flow\n---\n%% a comment\nsequenceDiagram\n  A->>B: hi')).toMatchObject(
+      { ok: true },
+    );
     expect(checkArtifact('markdown', '# Notes\n\n- one')).toMatchObject({ ok: true });
   });
 
@@ -79,6 +88,12 @@ describe('artifact checks', () => {
     const openai = toolParameters(tool!.input, 'openai');
     expect(openAiStrictViolations(openai)).toEqual([]);
     expect(geminiViolations(toolParameters(tool!.input, 'gemini'))).toEqual([]);
-    expect((openai.properties as Record<string, { enum?: string[] }>).type?.enum).toEqual(['react', 'html', 'svg', 'mermaid', 'markdown']);
+    expect((openai.properties as Record<string, { enum?: string[] }>).type?.enum).toEqual([
+      'react',
+      'html',
+      'svg',
+      'mermaid',
+      'markdown',
+    ]);
   });
 });

@@ -8,7 +8,11 @@ import { unfence } from '../../helpers/fence.js';
 export const B_MARK = 'zanzibarquux';
 
 /** A tenant reachable as the Slack workspace it returns; `business` gives it a business of its own. */
-export async function addTenant(port: AdminDataPort, slug: string, business: boolean): Promise<{ id: string; workspace: string }> {
+export async function addTenant(
+  port: AdminDataPort,
+  slug: string,
+  business: boolean,
+): Promise<{ id: string; workspace: string }> {
   const owner = await port.defaultTenant();
   await importRows(port, 'tenants', owner.id, [{ slug, name: `Tenant ${slug}` }]);
   const id = (await port.admin('list_tenants', {}, tenantListRow)).find((t) => t.slug === slug)?.id;
@@ -28,14 +32,27 @@ export async function addTenant(port: AdminDataPort, slug: string, business: boo
   ]);
   await importRows(port, 'bookings', id, [
     // Sarah's number from the demo tenant, booked later here: must never cross over.
-    { reference: 'B-7', customer_name: `B Sarah ${B_MARK}`, customer_phone: '+61 412 345 678', service: 'B massage', booking_datetime: '2027-06-01T10:00:00Z', status: 'confirmed' },
+    {
+      reference: 'B-7',
+      customer_name: `B Sarah ${B_MARK}`,
+      customer_phone: '+61 412 345 678',
+      service: 'B massage',
+      booking_datetime: '2027-06-01T10:00:00Z',
+      status: 'confirmed',
+    },
   ]);
-  await importRows(port, 'policies', id, [{ topic: 'cancellation', title: `B policy ${B_MARK}`, content: `B cancellation ${B_MARK}` }]);
+  await importRows(port, 'policies', id, [
+    { topic: 'cancellation', title: `B policy ${B_MARK}`, content: `B cancellation ${B_MARK}` },
+  ]);
   return { id, workspace };
 }
 
 /** Renames a SQL function so calls to it fail like a database that lost it; returns the undo. */
-export async function breakFunction(port: AdminDataPort, signature: string, name: string): Promise<() => Promise<void>> {
+export async function breakFunction(
+  port: AdminDataPort,
+  signature: string,
+  name: string,
+): Promise<() => Promise<void>> {
   const sql = port.transport.sql;
   if (!sql) throw new Error('this transport has no SQL client');
   await sql.exec(`alter function public.${name}${signature} rename to ${name}_broken`);

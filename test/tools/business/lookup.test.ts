@@ -12,16 +12,31 @@ function context() {
 }
 
 const request = <T>(load: () => Promise<T>, over: Partial<LookupRequest<T>> = {}): LookupRequest<T> => ({
-  tool: 'get_faqs', fn: 'get_faqs', key: 'business:own:faqs:*', ttlMs: 1_000, size: () => 1, load, ...over,
+  tool: 'get_faqs',
+  fn: 'get_faqs',
+  key: 'business:own:faqs:*',
+  ttlMs: 1_000,
+  size: () => 1,
+  load,
+  ...over,
 });
 
 describe('business lookups', () => {
   it('gives up at the deadline with a reason and a warning', async () => {
     const { ctx, logs } = context();
     const lookups = createBusinessLookups({ perCallMs: 30, turnBudgetMs: 60_000, maxCalls: 99 });
-    const result = await lookups.run(ctx, 0, request(() => new Promise<never>(() => {})));
+    const result = await lookups.run(
+      ctx,
+      0,
+      request(() => new Promise<never>(() => {})),
+    );
     expect(result).toEqual({ ok: false, reason: 'timeout' });
-    expect(logs.lines.at(-1)).toMatchObject({ level: 40, msg: 'business lookup failed', reason: 'timeout', fn: 'get_faqs' });
+    expect(logs.lines.at(-1)).toMatchObject({
+      level: 40,
+      msg: 'business lookup failed',
+      reason: 'timeout',
+      fn: 'get_faqs',
+    });
   });
 
   it('caches per thread until the TTL, and shares one in-flight load', async () => {
@@ -50,6 +65,12 @@ describe('business lookups', () => {
     };
     expect(await lookups.run(ctx, 0, request(failing))).toEqual({ ok: false, reason: 'failed' });
     expect(ctx.state.cache).toEqual({});
-    expect(await lookups.run(ctx, 0, request(async () => ['ok']))).toEqual({ ok: true, value: ['ok'] });
+    expect(
+      await lookups.run(
+        ctx,
+        0,
+        request(async () => ['ok']),
+      ),
+    ).toEqual({ ok: true, value: ['ok'] });
   });
 });

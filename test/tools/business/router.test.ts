@@ -12,7 +12,13 @@ import type { AdminDataPort } from '../../../src/data/index.js';
 import { bookingRow } from '../../../src/data/rows.js';
 import { createBusinessTools, TROUBLE_MESSAGE } from '../../../src/tools/business/index.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
-import { noticeWithoutPostgres, openPgliteTestPort, openPostgresTestPort, TEST_DATABASE_URL, testConfig } from '../../helpers/db.js';
+import {
+  noticeWithoutPostgres,
+  openPgliteTestPort,
+  openPostgresTestPort,
+  TEST_DATABASE_URL,
+  testConfig,
+} from '../../helpers/db.js';
 import { collect, message, replyOf, sentMessages, startHarness, type Harness } from '../../helpers/harness.js';
 import { toolResults } from './fixtures.js';
 
@@ -33,7 +39,11 @@ describe.skipIf(!TEST_DATABASE_URL)('on Postgres', () => {
 });
 
 /** `slowFunctions`: the database can sleep in one function while others answer (Postgres; PGlite is single-threaded). */
-function defineRouterTests(label: string, slowFunctions: boolean, open: () => Promise<{ port: AdminDataPort; close(): Promise<void> }>): void {
+function defineRouterTests(
+  label: string,
+  slowFunctions: boolean,
+  open: () => Promise<{ port: AdminDataPort; close(): Promise<void> }>,
+): void {
   describe(label, () => {
     let port: AdminDataPort;
     let closePort: () => Promise<void>;
@@ -63,61 +73,120 @@ function defineRouterTests(label: string, slowFunctions: boolean, open: () => Pr
       const ms = performance.now() - started;
       const requests = llm.requestsTo('/chat/completions').slice(seen);
       const done = events.find((e) => e.type === 'done');
-      return { events, ms, requests, toolCalls: done?.type === 'done' ? done.toolCalls : [], reply: replyOf(events), results: toolResults(requests.at(-1)) };
+      return {
+        events,
+        ms,
+        requests,
+        toolCalls: done?.type === 'done' ? done.toolCalls : [],
+        reply: replyOf(events),
+        results: toolResults(requests.at(-1)),
+      };
     };
 
     it('refuses a third business lookup in one turn with an error the model can act on', async () => {
-      const t = await turn([[{ name: 'get_policies', arguments: { topic: 'cancellation' } }, { name: 'get_faqs', arguments: { topic: 'parking' } }, { name: 'get_working_hours', arguments: {} }]]);
+      const t = await turn([
+        [
+          { name: 'get_policies', arguments: { topic: 'cancellation' } },
+          { name: 'get_faqs', arguments: { topic: 'parking' } },
+          { name: 'get_working_hours', arguments: {} },
+        ],
+      ]);
       expect(t.toolCalls.map((c) => c.ok)).toEqual([true, true, false]);
       expect(t.toolCalls[2]).toMatchObject({ tool: 'get_working_hours', error: { code: 'validation_failed' } });
-      expect(t.results[2]).toMatch(/^Error: At most 2 business lookups per message\. .*offer to take a message \(take_message\)/);
+      expect(t.results[2]).toMatch(
+        /^Error: At most 2 business lookups per message\. .*offer to take a message \(take_message\)/,
+      );
       // Across steps too: the count is per turn.
-      const steps = await turn([[{ name: 'get_policies', arguments: { topic: 'refunds' } }], [{ name: 'get_faqs', arguments: { topic: 'parking' } }], [{ name: 'get_business_services', arguments: {} }]]);
+      const steps = await turn([
+        [{ name: 'get_policies', arguments: { topic: 'refunds' } }],
+        [{ name: 'get_faqs', arguments: { topic: 'parking' } }],
+        [{ name: 'get_business_services', arguments: {} }],
+      ]);
       expect(steps.toolCalls.map((c) => c.ok)).toEqual([true, true, false]);
     });
 
-    it.skipIf(!slowFunctions)('gives up on a slow lookup at its timeout and on the rest of the turn at the budget, with the fallback', async () => {
-      const sql = port.transport.sql!;
-      await sql.exec(`
+    it.skipIf(!slowFunctions)(
+      'gives up on a slow lookup at its timeout and on the rest of the turn at the budget, with the fallback',
+      async () => {
+        const sql = port.transport.sql!;
+        await sql.exec(`
         alter function public.get_faqs(uuid, text, uuid, integer) rename to get_faqs_fast;
         create function public.get_faqs(p_tenant_id uuid, p_topic text default null, p_business_id uuid default null, p_limit integer default 10)
         returns table (faq_id uuid, business_id uuid, topic text, question text, answer text, tags text[], updated_at timestamptz)
         language plpgsql as $$ begin perform pg_sleep(0.7); return query select * from public.get_faqs_fast(p_tenant_id, p_topic, p_business_id, p_limit); end $$;`);
-      // The same function, 700 ms slower: a database under load.
-      const wide = { ...env, BUSINESS_MAX_CALLS: '5', AGENT_MAX_TOOL_CALLS: '5', AGENT_MAX_STEPS: '6' };
-      const local = await startHarness({ llm, data: port, now: () => NOW, env: wide, ...createBusinessTools(testConfig(wide)) });
-      try {
-        const faq = (topic: string) => ({ name: 'get_faqs', arguments: { topic } });
-        llm.script({ toolCalls: [faq('parking'), faq('location')] }, { toolCalls: [faq('pricing')] }, { toolCalls: [faq('hours')] }, { toolCalls: [faq('tags')] }, { text: TROUBLE_MESSAGE });
-        const started = performance.now();
-        const events = await collect(local.sb.agent.handle(message('Where do I park?', { threadId: thread() })));
-        const ms = performance.now() - started;
-        const failures = local.logs.lines.filter((l) => l.msg === 'business lookup failed' && l.fn === 'get_faqs');
-        // The budget is wall-clock from the first lookup: two in parallel time out together at 400 ms,
-        // the next at 400 (800 ms in), the fourth gets what is left, the fifth nothing.
-        expect(failures).toHaveLength(5);
-        expect(failures.slice(0, 3).map((l) => l.reason)).toEqual(['timeout', 'timeout', 'timeout']);
-        for (const l of failures.slice(0, 3)) expect(Number(l.latencyMs)).toBeLessThan(650); // gave up at 400 ms, well before the 700 ms answer
-        expect(failures[4]?.reason).toBe('turn_budget');
-        expect(ms).toBeLessThan(1_600);
-        expect(replyOf(events)?.blocks).toEqual([{ type: 'context', items: [TROUBLE_MESSAGE] }]);
-      } finally {
-        await local.close();
-        await sql.exec(`drop function public.get_faqs(uuid, text, uuid, integer); alter function public.get_faqs_fast(uuid, text, uuid, integer) rename to get_faqs;`);
-      }
-    });
+        // The same function, 700 ms slower: a database under load.
+        const wide = { ...env, BUSINESS_MAX_CALLS: '5', AGENT_MAX_TOOL_CALLS: '5', AGENT_MAX_STEPS: '6' };
+        const local = await startHarness({
+          llm,
+          data: port,
+          now: () => NOW,
+          env: wide,
+          ...createBusinessTools(testConfig(wide)),
+        });
+        try {
+          const faq = (topic: string) => ({ name: 'get_faqs', arguments: { topic } });
+          llm.script(
+            { toolCalls: [faq('parking'), faq('location')] },
+            { toolCalls: [faq('pricing')] },
+            { toolCalls: [faq('hours')] },
+            { toolCalls: [faq('tags')] },
+            { text: TROUBLE_MESSAGE },
+          );
+          const started = performance.now();
+          const events = await collect(local.sb.agent.handle(message('Where do I park?', { threadId: thread() })));
+          const ms = performance.now() - started;
+          const failures = local.logs.lines.filter((l) => l.msg === 'business lookup failed' && l.fn === 'get_faqs');
+          // The budget is wall-clock from the first lookup: two in parallel time out together at 400 ms,
+          // the next at 400 (800 ms in), the fourth gets what is left, the fifth nothing.
+          expect(failures).toHaveLength(5);
+          expect(failures.slice(0, 3).map((l) => l.reason)).toEqual(['timeout', 'timeout', 'timeout']);
+          for (const l of failures.slice(0, 3)) expect(Number(l.latencyMs)).toBeLessThan(650); // gave up at 400 ms, well before the 700 ms answer
+          expect(failures[4]?.reason).toBe('turn_budget');
+          expect(ms).toBeLessThan(1_600);
+          expect(replyOf(events)?.blocks).toEqual([{ type: 'context', items: [TROUBLE_MESSAGE] }]);
+        } finally {
+          await local.close();
+          await sql.exec(
+            `drop function public.get_faqs(uuid, text, uuid, integer); alter function public.get_faqs_fast(uuid, text, uuid, integer) rename to get_faqs;`,
+          );
+        }
+      },
+    );
 
     it('takes a message for the tenant’s own business and confirms it', async () => {
-      const t = await turn([[{ name: 'take_message', arguments: { name: 'Ana Silva', contact: '+61 400 111 222', message: 'Please call me about my invoice.' } }]], 'Passed on.');
+      const t = await turn(
+        [
+          [
+            {
+              name: 'take_message',
+              arguments: { name: 'Ana Silva', contact: '+61 400 111 222', message: 'Please call me about my invoice.' },
+            },
+          ],
+        ],
+        'Passed on.',
+      );
       expect(t.toolCalls[0]).toMatchObject({ tool: 'take_message', ok: true });
-      expect(t.results[0]).toMatch(/^Message saved for the business \(reference [0-9a-f]{8}\)\. .*get back to them at \+61 400 111 222\./);
-      expect(t.reply?.blocks).toEqual([{ type: 'context', items: ['✉️ Message passed on for Ana Silva: we’ll get back to you at +61 400 111 222.'] }]);
+      expect(t.results[0]).toMatch(
+        /^Message saved for the business \(reference [0-9a-f]{8}\)\. .*get back to them at \+61 400 111 222\./,
+      );
+      expect(t.reply?.blocks).toEqual([
+        { type: 'context', items: ['✉️ Message passed on for Ana Silva: we’ll get back to you at +61 400 111 222.'] },
+      ]);
       const tenant = await port.defaultTenant();
       const stored = await port.transport.sql!.query(
         `select m.name, m.contact, m.message, m.platform, m.user_id, b.slug from public.business_messages m join public.businesses b on b.id = m.business_id where m.tenant_id = $1`,
         [tenant.id],
       );
-      expect(stored).toEqual([{ name: 'Ana Silva', contact: '+61 400 111 222', message: 'Please call me about my invoice.', platform: 'http', user_id: 'u-1', slug: 'harbourside-physio' }]);
+      expect(stored).toEqual([
+        {
+          name: 'Ana Silva',
+          contact: '+61 400 111 222',
+          message: 'Please call me about my invoice.',
+          platform: 'http',
+          user_id: 'u-1',
+          slug: 'harbourside-physio',
+        },
+      ]);
       // Made-up or empty details are refused before anything is stored.
       const bad = await turn([[{ name: 'take_message', arguments: { name: '', contact: 'x', message: 'hi' } }]]);
       expect(bad.toolCalls[0]).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
@@ -126,12 +195,21 @@ function defineRouterTests(label: string, slowFunctions: boolean, open: () => Pr
     it('lists free times from working hours minus bookings, for a service’s duration', async () => {
       // A confirmed demo booking after NOW on a weekday: its slot is taken.
       const tenant = await port.defaultTenant();
-      const bookings = (await port.transport.sql!.query(`select reference from public.bookings where tenant_id = $1 and status = 'confirmed' and booking_datetime > $2 order by booking_datetime`, [tenant.id, NOW.toISOString()])) as { reference: string }[];
+      const bookings = (await port.transport.sql!.query(
+        `select reference from public.bookings where tenant_id = $1 and status = 'confirmed' and booking_datetime > $2 order by booking_datetime`,
+        [tenant.id, NOW.toISOString()],
+      )) as { reference: string }[];
       let booked: { local: string; minutes: number } | undefined;
       for (const { reference } of bookings) {
         const [row] = await port.call('get_booking_by_id', { tenant_id: tenant.id, booking_id: reference }, bookingRow);
         const day = new Date(`${row!.booking_local.slice(0, 10)}T12:00:00Z`).getUTCDay();
-        if (row && day >= 1 && day <= 5 && row.booking_local.slice(11, 16) >= '08:00' && row.booking_local.slice(11, 16) <= '17:00') {
+        if (
+          row &&
+          day >= 1 &&
+          day <= 5 &&
+          row.booking_local.slice(11, 16) >= '08:00' &&
+          row.booking_local.slice(11, 16) <= '17:00'
+        ) {
           booked = { local: row.booking_local, minutes: row.duration_minutes };
           break;
         }
@@ -145,7 +223,10 @@ function defineRouterTests(label: string, slowFunctions: boolean, open: () => Pr
       )) as { t: string; m: number }[];
       const t = await turn([[{ name: 'get_availability', arguments: { date } }]]);
       const done = t.events.find((e) => e.type === 'done');
-      const slots = (done?.type === 'done' ? done.data.availability : undefined) as { slots: { local: string }[]; timezone: string };
+      const slots = (done?.type === 'done' ? done.data.availability : undefined) as {
+        slots: { local: string }[];
+        timezone: string;
+      };
       const times = slots.slots.map((s) => s.local.slice(11, 16));
       expect(slots.timezone).toBe('Australia/Sydney');
       expect(times).not.toContain(time);
@@ -157,7 +238,9 @@ function defineRouterTests(label: string, slowFunctions: boolean, open: () => Pr
         expected.push(`${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`);
       }
       expect(times).toEqual(expected);
-      expect(t.results[0]).toMatch(new RegExp(`^${expected.length} free start times for a 30 min appointment on ${date} \\(Australia/Sydney\\)`));
+      expect(t.results[0]).toMatch(
+        new RegExp(`^${expected.length} free start times for a 30 min appointment on ${date} \\(Australia/Sydney\\)`),
+      );
 
       // A 60-minute service cannot start half an hour before the booking either.
       const longer = await turn([[{ name: 'get_availability', arguments: { date, service: 'initial consultation' } }]]);
@@ -165,21 +248,43 @@ function defineRouterTests(label: string, slowFunctions: boolean, open: () => Pr
       expect(longer.results[0]).toContain('Initial consultation (60 min)');
       expect(longer.results[0]).not.toMatch(new RegExp(`[ ,]${before}[,.]`));
       // A Sunday is closed; an unknown service is a fixable error listing the real ones.
-      const sunday = new Date(Date.parse(`${date}T12:00:00Z`) + ((7 - new Date(`${date}T12:00:00Z`).getUTCDay()) % 7) * 86_400_000).toISOString().slice(0, 10);
-      expect((await turn([[{ name: 'get_availability', arguments: { date: sunday } }]])).results[0]).toMatch(/^No free times/);
-      expect((await turn([[{ name: 'get_availability', arguments: { date, service: 'yoga' } }]])).results[0]).toMatch(/^Error: No service called "yoga"\. Services: Initial consultation/);
+      const sunday = new Date(
+        Date.parse(`${date}T12:00:00Z`) + ((7 - new Date(`${date}T12:00:00Z`).getUTCDay()) % 7) * 86_400_000,
+      )
+        .toISOString()
+        .slice(0, 10);
+      expect((await turn([[{ name: 'get_availability', arguments: { date: sunday } }]])).results[0]).toMatch(
+        /^No free times/,
+      );
+      expect((await turn([[{ name: 'get_availability', arguments: { date, service: 'yoga' } }]])).results[0]).toMatch(
+        /^Error: No service called "yoga"\. Services: Initial consultation/,
+      );
     });
 
     it('puts the business into the system prompt, and ai_config’s language, tone and topics', async () => {
       const tenant = await port.defaultTenant();
       await importRows(port, 'tenants', tenant.id, [
-        { slug: tenant.slug, name: tenant.name, settings: { ai_config: { language: 'da', tone: 'warm and brief', topics: ['afbud', 'parkering'] } }, business_slug: 'harbourside-physio' },
+        {
+          slug: tenant.slug,
+          name: tenant.name,
+          settings: { ai_config: { language: 'da', tone: 'warm and brief', topics: ['afbud', 'parkering'] } },
+          business_slug: 'harbourside-physio',
+        },
       ]);
-      const local = await startHarness({ llm, data: port, now: () => NOW, env, ...createBusinessTools(testConfig(env)) });
+      const local = await startHarness({
+        llm,
+        data: port,
+        now: () => NOW,
+        env,
+        ...createBusinessTools(testConfig(env)),
+      });
       try {
         llm.script({ text: 'Hej!' });
         await collect(local.sb.agent.handle(message('Hej, hvornår har I åbent?', { threadId: thread() })));
-        const system = sentMessages(llm.lastRequest('/chat/completions')!.body).filter((m) => m.role === 'system').map((m) => String(m.content)).join('\n');
+        const system = sentMessages(llm.lastRequest('/chat/completions')!.body)
+          .filter((m) => m.role === 'system')
+          .map((m) => String(m.content))
+          .join('\n');
         expect(system).toContain('Answer in Danish unless the user writes in another language');
         expect(system).toContain('Tone: warm and brief.');
         expect(system).toContain('You answer questions about Harbourside Physio');
@@ -189,7 +294,9 @@ function defineRouterTests(label: string, slowFunctions: boolean, open: () => Pr
         expect(system).toContain('At most 2 business lookups per message');
       } finally {
         await local.close();
-        await importRows(port, 'tenants', tenant.id, [{ slug: tenant.slug, name: tenant.name, settings: {}, business_slug: 'harbourside-physio' }]);
+        await importRows(port, 'tenants', tenant.id, [
+          { slug: tenant.slug, name: tenant.name, settings: {}, business_slug: 'harbourside-physio' },
+        ]);
       }
     });
   });

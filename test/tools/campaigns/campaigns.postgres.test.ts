@@ -4,7 +4,8 @@ import { defineCampaignSuite } from './suite.js';
 
 const TEST_REDIS_URL = process.env.TEST_REDIS_URL?.trim() || undefined;
 if (!TEST_DATABASE_URL) console.warn('TEST_DATABASE_URL is not set: skipping the campaign tools on Postgres');
-else if (!TEST_REDIS_URL) console.warn('TEST_REDIS_URL is not set: the campaign tools on Postgres keep thread state in memory');
+else if (!TEST_REDIS_URL)
+  console.warn('TEST_REDIS_URL is not set: the campaign tools on Postgres keep thread state in memory');
 
 describe.skipIf(!TEST_DATABASE_URL)('Postgres', () => {
   // The local Postgres has no pgvector: semantic search must fall back to full-text.

@@ -4,7 +4,18 @@ import { countTokens } from '../../../src/contract/tokens.js';
 import * as rows from '../../../src/data/rows.js';
 import { renderPlainText } from '../../../src/reply/plain-text.js';
 import { TEST_DIMENSIONS } from '../../helpers/db.js';
-import { MARK, blocksOf, buttonsOf, call, daysAgo, newThread, runTurn, say, textOf, type CampaignWorld } from './setup.js';
+import {
+  MARK,
+  blocksOf,
+  buttonsOf,
+  call,
+  daysAgo,
+  newThread,
+  runTurn,
+  say,
+  textOf,
+  type CampaignWorld,
+} from './setup.js';
 
 /** Each tool's arguments against the demo data: the same rows as the SQL function, in the result shape. */
 export function defineSearchTests(world: () => CampaignWorld): void {
@@ -14,14 +25,25 @@ export function defineSearchTests(world: () => CampaignWorld): void {
 
   describe('filter_campaigns', () => {
     it('answers "offers from recent Cash Back, Premium campaigns" from the filtered set, with cards', async () => {
-      const turn = await runTurn(w(), 'What are the offers from recent Cash Back, Premium campaigns?', [
-        call('filter_campaigns', { value_prop: ['cash-back', 'premium'], date_range: 'recent' }),
-        say('The offers are: …'),
-      ], { threadId: newThread() });
+      const turn = await runTurn(
+        w(),
+        'What are the offers from recent Cash Back, Premium campaigns?',
+        [
+          call('filter_campaigns', { value_prop: ['cash-back', 'premium'], date_range: 'recent' }),
+          say('The offers are: …'),
+        ],
+        { threadId: newThread() },
+      );
       expect(turn.error).toBeUndefined();
       const expected = await w().port.call(
         'filter_campaigns',
-        { tenant_id: T(), value_props: ['Cash Back', 'Premium'], date_from: daysAgo(89), date_to: daysAgo(0), limit: 20 },
+        {
+          tenant_id: T(),
+          value_props: ['Cash Back', 'Premium'],
+          date_from: daysAgo(89),
+          date_to: daysAgo(0),
+          limit: 20,
+        },
         rows.campaignRow,
       );
       expect(expected.length).toBeGreaterThan(2);
@@ -32,14 +54,23 @@ export function defineSearchTests(world: () => CampaignWorld): void {
       }
       // The model reads the offers (enough to answer without a second tool) but not the rows.
       const [result] = turn.toolResults;
-      expect(result).toMatch(new RegExp(`^${expected.length} campaigns?, newest first\\. Filters: Value prop: Cash Back or Premium; Dates: recent`));
+      expect(result).toMatch(
+        new RegExp(
+          `^${expected.length} campaigns?, newest first\\. Filters: Value prop: Cash Back or Premium; Dates: recent`,
+        ),
+      );
       for (const c of expected.filter((c) => c.offer)) expect(result).toContain(`Offer: ${c.offer}`);
       expect(result).not.toContain(expected[0]!.id);
       expect(result).not.toContain(expected[0]!.full_campaign_text);
       // The API gets the rows, the total, the suggestions and the filters as understood.
       expect(turn.data).toMatchObject({
         total: expected.length,
-        detectedFilters: { value_prop: ['Cash Back', 'Premium'], date_range: 'recent', date_from: daysAgo(89), date_to: daysAgo(0) },
+        detectedFilters: {
+          value_prop: ['Cash Back', 'Premium'],
+          date_range: 'recent',
+          date_from: daysAgo(89),
+          date_to: daysAgo(0),
+        },
       });
       expect((turn.data.suggestions as string[]).length).toBeGreaterThanOrEqual(2);
       // Cards: up to five, then Show more / Clear filters / suggestions, and the filters as context.
@@ -53,17 +84,37 @@ export function defineSearchTests(world: () => CampaignWorld): void {
       const labels = buttonsOf(turn).map((b) => b.label);
       expect(labels).toContain('Clear filters');
       expect(buttonsOf(turn).filter((b) => b.actionId.startsWith('suggest.')).length).toBeGreaterThanOrEqual(2);
-      expect(blocksOf(turn, 'context')[0]).toMatchObject({ items: expect.arrayContaining([expect.stringContaining('Value prop: Cash Back or Premium')]) });
+      expect(blocksOf(turn, 'context')[0]).toMatchObject({
+        items: expect.arrayContaining([expect.stringContaining('Value prop: Cash Back or Premium')]),
+      });
       // The console renders the same reply as text.
       expect(renderPlainText(turn.reply!)).toContain(`1. ${first.company} · ${first.brand} · ${first.channel}`);
     });
 
     it('maps channel, sentiment, style, company and has_offer to their SQL filters', async () => {
-      const args = { channel: ['instagram', 'TikTok'], sentiment: ['playful'], company: ['Tellus Mobil', 'Kvik'], has_offer: true, limit: 50 };
-      const turn = await runTurn(w(), 'playful Tellus or Kvik ads with offers on Instagram or TikTok', [call('filter_campaigns', args), say('ok')], { threadId: newThread() });
+      const args = {
+        channel: ['instagram', 'TikTok'],
+        sentiment: ['playful'],
+        company: ['Tellus Mobil', 'Kvik'],
+        has_offer: true,
+        limit: 50,
+      };
+      const turn = await runTurn(
+        w(),
+        'playful Tellus or Kvik ads with offers on Instagram or TikTok',
+        [call('filter_campaigns', args), say('ok')],
+        { threadId: newThread() },
+      );
       const expected = await w().port.call(
         'filter_campaigns',
-        { tenant_id: T(), channels: ['Instagram', 'TikTok'], sentiments: ['Playful'], companies: ['Tellus Mobil', 'Kvik'], has_offer: true, limit: 50 },
+        {
+          tenant_id: T(),
+          channels: ['Instagram', 'TikTok'],
+          sentiments: ['Playful'],
+          companies: ['Tellus Mobil', 'Kvik'],
+          has_offer: true,
+          limit: 50,
+        },
         rows.campaignRow,
       );
       expect(turn.campaigns.map((c) => c.id)).toEqual(expected.map((c) => c.id));
@@ -72,7 +123,12 @@ export function defineSearchTests(world: () => CampaignWorld): void {
         expect(c.imagery_sentiment).toBe('Playful');
         expect(c.offer).toBeTruthy();
       }
-      const styled = await runTurn(w(), 'minimalist ones', [call('filter_campaigns', { visual_style: ['Minimalist'], reset_filters: true }), say('ok')], { threadId: newThread() });
+      const styled = await runTurn(
+        w(),
+        'minimalist ones',
+        [call('filter_campaigns', { visual_style: ['Minimalist'], reset_filters: true }), say('ok')],
+        { threadId: newThread() },
+      );
       expect(styled.campaigns.length).toBe(20);
       expect(styled.campaigns.every((c) => c.imagery_visual_style === 'Minimalist')).toBe(true);
     });
@@ -85,36 +141,70 @@ export function defineSearchTests(world: () => CampaignWorld): void {
         ['2025', '2025-01-01', '2025-12-31'],
       ];
       for (const [range, from, to] of cases) {
-        const turn = await runTurn(w(), `campaigns ${range}`, [call('filter_campaigns', { date_range: range, limit: 50 }), say('ok')], { threadId: newThread() });
-        const expected = await w().port.call('filter_campaigns', { tenant_id: T(), date_from: from, date_to: to, limit: 50 }, rows.campaignRow);
+        const turn = await runTurn(
+          w(),
+          `campaigns ${range}`,
+          [call('filter_campaigns', { date_range: range, limit: 50 }), say('ok')],
+          { threadId: newThread() },
+        );
+        const expected = await w().port.call(
+          'filter_campaigns',
+          { tenant_id: T(), date_from: from, date_to: to, limit: 50 },
+          rows.campaignRow,
+        );
         expect(expected.length, range).toBeGreaterThan(0);
-        expect(turn.campaigns.map((c) => c.id), range).toEqual(expected.map((c) => c.id));
+        expect(
+          turn.campaigns.map((c) => c.id),
+          range,
+        ).toEqual(expected.map((c) => c.id));
         expect(turn.data.detectedFilters).toMatchObject({ date_range: range, date_from: from, date_to: to });
       }
-      const bad = await runTurn(w(), 'campaigns from around easter', [call('filter_campaigns', { date_range: 'around easter' }), say('Which dates?')], { threadId: newThread() });
+      const bad = await runTurn(
+        w(),
+        'campaigns from around easter',
+        [call('filter_campaigns', { date_range: 'around easter' }), say('Which dates?')],
+        { threadId: newThread() },
+      );
       expect(bad.error).toBeUndefined();
       expect(bad.toolResults[0]).toMatch(/^Error: Invalid arguments: date_range: Use recent, today, last_N_days/);
-      const backwards = await runTurn(w(), 'x', [call('filter_campaigns', { date_range: '2026-05-01..2026-01-01' }), say('ok')], { threadId: newThread() });
+      const backwards = await runTurn(
+        w(),
+        'x',
+        [call('filter_campaigns', { date_range: '2026-05-01..2026-01-01' }), say('ok')],
+        { threadId: newThread() },
+      );
       expect(backwards.toolResults[0]).toMatch(/^Error: Invalid arguments: date_range/);
     });
 
     it('answers "show me recent cash-back campaigns on email" with cards from the demo data', async () => {
-      const turn = await runTurn(w(), 'show me recent cash-back campaigns on email', [
-        call('filter_campaigns', { value_prop: ['Cash Back'], channel: ['Email'], date_range: 'recent' }),
-        say('Three recent cash-back e-mails.'),
-      ], { threadId: newThread() });
+      const turn = await runTurn(
+        w(),
+        'show me recent cash-back campaigns on email',
+        [
+          call('filter_campaigns', { value_prop: ['Cash Back'], channel: ['Email'], date_range: 'recent' }),
+          say('Three recent cash-back e-mails.'),
+        ],
+        { threadId: newThread() },
+      );
       expect(turn.error).toBeUndefined();
       const cards = blocksOf(turn, 'cards') as { cards: { title: string }[] }[];
-      expect(cards[0]?.cards.map((c) => c.title)).toEqual(expect.arrayContaining([expect.stringContaining('Northpeak Credit')]));
+      expect(cards[0]?.cards.map((c) => c.title)).toEqual(
+        expect.arrayContaining([expect.stringContaining('Northpeak Credit')]),
+      );
       expect(turn.data).toMatchObject({ total: 3 });
     });
 
     it('an empty result is a helpful answer: no cards, why, and what would match', async () => {
       // The demo data has no recent cash-back campaign on TikTok.
-      const turn = await runTurn(w(), 'show me recent cash-back campaigns on TikTok', [
-        call('filter_campaigns', { value_prop: ['Cash Back'], channel: ['TikTok'], date_range: 'recent' }),
-        say('None in the last 90 days.'),
-      ], { threadId: newThread() });
+      const turn = await runTurn(
+        w(),
+        'show me recent cash-back campaigns on TikTok',
+        [
+          call('filter_campaigns', { value_prop: ['Cash Back'], channel: ['TikTok'], date_range: 'recent' }),
+          say('None in the last 90 days.'),
+        ],
+        { threadId: newThread() },
+      );
       expect(turn.error).toBeUndefined();
       expect(blocksOf(turn, 'cards')).toEqual([]);
       expect(turn.data).toMatchObject({ campaigns: [], total: 0 });
@@ -129,21 +219,34 @@ export function defineSearchTests(world: () => CampaignWorld): void {
     });
 
     it('a value no campaign uses comes back with the known values, without a database round trip for it', async () => {
-      const turn = await runTurn(w(), 'snapchat campaigns', [call('filter_campaigns', { channel: ['Snapchat'] }), say('There is no Snapchat.')], { threadId: newThread() });
+      const turn = await runTurn(
+        w(),
+        'snapchat campaigns',
+        [call('filter_campaigns', { channel: ['Snapchat'] }), say('There is no Snapchat.')],
+        { threadId: newThread() },
+      );
       const [result] = turn.toolResults;
       expect(result).toMatch(/^No campaigns matched\./);
-      expect(result).toMatch(/channel "Snapchat" matches no campaign, so it was not applied; known values: Instagram, Facebook/);
+      expect(result).toMatch(
+        /channel "Snapchat" matches no campaign, so it was not applied; known values: Instagram, Facebook/,
+      );
       expect(blocksOf(turn, 'cards')).toEqual([]);
     });
   });
 
   describe('full_text_search', () => {
     it('understands phrases and exclusions: "no annual fee" -premium', async () => {
-      const turn = await runTurn(w(), 'which campaigns mention "no annual fee" but not premium?', [
-        call('full_text_search', { query: '"no annual fee" -premium' }),
-        say('These do.'),
-      ], { threadId: newThread() });
-      const expected = await w().port.call('search_campaigns_by_text', { tenant_id: T(), query: '"no annual fee" -premium', limit: 20 }, rows.textCampaignRow);
+      const turn = await runTurn(
+        w(),
+        'which campaigns mention "no annual fee" but not premium?',
+        [call('full_text_search', { query: '"no annual fee" -premium' }), say('These do.')],
+        { threadId: newThread() },
+      );
+      const expected = await w().port.call(
+        'search_campaigns_by_text',
+        { tenant_id: T(), query: '"no annual fee" -premium', limit: 20 },
+        rows.textCampaignRow,
+      );
       expect(expected.length).toBeGreaterThan(3);
       expect(turn.campaigns.map((c) => c.id)).toEqual(expected.map((c) => c.id));
       for (const c of turn.campaigns) {
@@ -158,7 +261,12 @@ export function defineSearchTests(world: () => CampaignWorld): void {
     });
 
     it('a query nothing matches says so and suggests a search by meaning', async () => {
-      const turn = await runTurn(w(), 'mentions of quantum blockchain', [call('full_text_search', { query: 'quantum blockchain' }), say('None.')], { threadId: newThread() });
+      const turn = await runTurn(
+        w(),
+        'mentions of quantum blockchain',
+        [call('full_text_search', { query: 'quantum blockchain' }), say('None.')],
+        { threadId: newThread() },
+      );
       expect(turn.toolResults[0]).toMatch(/^No campaigns matched\. No filters\./);
       expect(turn.data.suggestions).toContain('Find campaigns about quantum blockchain');
       expect(blocksOf(turn, 'cards')).toEqual([]);
@@ -168,7 +276,12 @@ export function defineSearchTests(world: () => CampaignWorld): void {
   describe('semantic_search', () => {
     it('searches by meaning with the cached query embedding, or falls back to full-text and says so', async () => {
       const threadId = newThread();
-      const turn = await runTurn(w(), 'anything about travel benefits?', [call('semantic_search', { query: 'travel benefits' }), say('Here they are.')], { threadId });
+      const turn = await runTurn(
+        w(),
+        'anything about travel benefits?',
+        [call('semantic_search', { query: 'travel benefits' }), say('Here they are.')],
+        { threadId },
+      );
       expect(turn.error).toBeUndefined();
       if (w().port.vectorsAvailable) {
         const expected = await w().port.call(
@@ -181,33 +294,67 @@ export function defineSearchTests(world: () => CampaignWorld): void {
         expect(turn.toolResults[0]).toMatch(/\| sim \d\.\d\d \|/);
         expect(w().llm.requestsTo('/embeddings')).toHaveLength(1);
         // The same query again in the thread (a follow-up with a filter) reuses the embedding.
-        const again = await runTurn(w(), 'only the instagram ones', [call('semantic_search', { query: 'travel benefits', channel: ['Instagram'] }), say('ok')], { threadId });
+        const again = await runTurn(
+          w(),
+          'only the instagram ones',
+          [call('semantic_search', { query: 'travel benefits', channel: ['Instagram'] }), say('ok')],
+          { threadId },
+        );
         expect(again.campaigns.length).toBeGreaterThan(0);
         expect(again.campaigns.every((c) => c.channel === 'Instagram')).toBe(true);
         expect(w().llm.requestsTo('/embeddings')).toHaveLength(1);
       } else {
-        expect(turn.toolResults[0]).toMatch(/Semantic search is unavailable \(vector search is not installed in this database\); these are full-text matches/);
+        expect(turn.toolResults[0]).toMatch(
+          /Semantic search is unavailable \(vector search is not installed in this database\); these are full-text matches/,
+        );
         expect(turn.campaigns.length).toBeGreaterThan(0);
         expect(turn.campaigns.every((c) => /travel|benefit/.test(textOf(c)))).toBe(true);
-        expect(turn.events.find((e) => e.type === 'tool_result')).toMatchObject({ summary: expect.stringContaining('full-text fallback') });
+        expect(turn.events.find((e) => e.type === 'tool_result')).toMatchObject({
+          summary: expect.stringContaining('full-text fallback'),
+        });
       }
     });
 
     it('ranks by the ad copy alone with embedding_field campaign_text, and by the whole campaign by default', async () => {
       if (!w().port.vectorsAvailable) return; // without vectors both fall back to full-text (above)
       const vector = hashEmbedding('bonus points on travel', TEST_DIMENSIONS);
-      const byCopy = await w().port.call('search_campaigns_by_copy', { tenant_id: T(), query_embedding: vector, limit: 10 }, rows.semanticCampaignRow);
-      const whole = await w().port.call('search_campaigns', { tenant_id: T(), query_embedding: vector, limit: 10 }, rows.semanticCampaignRow);
+      const byCopy = await w().port.call(
+        'search_campaigns_by_copy',
+        { tenant_id: T(), query_embedding: vector, limit: 10 },
+        rows.semanticCampaignRow,
+      );
+      const whole = await w().port.call(
+        'search_campaigns',
+        { tenant_id: T(), query_embedding: vector, limit: 10 },
+        rows.semanticCampaignRow,
+      );
       expect(byCopy).toHaveLength(10);
       // Two different vectors per campaign: the rankings are not the same list.
       expect(byCopy.map((c) => c.id)).not.toEqual(whole.map((c) => c.id));
-      const turn = await runTurn(w(), 'copy about bonus points on travel?', [call('semantic_search', { query: 'bonus points on travel', embedding_field: 'campaign_text', limit: 10 }), say('ok')], { threadId: newThread() });
+      const turn = await runTurn(
+        w(),
+        'copy about bonus points on travel?',
+        [
+          call('semantic_search', { query: 'bonus points on travel', embedding_field: 'campaign_text', limit: 10 }),
+          say('ok'),
+        ],
+        { threadId: newThread() },
+      );
       expect(turn.campaigns.map((c) => c.id)).toEqual(byCopy.map((c) => c.id));
-      const dflt = await runTurn(w(), 'about bonus points on travel?', [call('semantic_search', { query: 'bonus points on travel', limit: 10 }), say('ok')], { threadId: newThread() });
+      const dflt = await runTurn(
+        w(),
+        'about bonus points on travel?',
+        [call('semantic_search', { query: 'bonus points on travel', limit: 10 }), say('ok')],
+        { threadId: newThread() },
+      );
       expect(dflt.campaigns.map((c) => c.id)).toEqual(whole.map((c) => c.id));
       // The copy vector is computed from campaign_text alone: its own embedding is the nearest.
       const one = byCopy[0]!;
-      const [self] = await w().port.call('search_campaigns_by_copy', { tenant_id: T(), query_embedding: hashEmbedding(one.campaign_text, TEST_DIMENSIONS), limit: 1 }, rows.semanticCampaignRow);
+      const [self] = await w().port.call(
+        'search_campaigns_by_copy',
+        { tenant_id: T(), query_embedding: hashEmbedding(one.campaign_text, TEST_DIMENSIONS), limit: 1 },
+        rows.semanticCampaignRow,
+      );
       expect(self?.id).toBe(one.id);
       expect(self?.similarity).toBeCloseTo(1, 5);
     });
@@ -215,13 +362,18 @@ export function defineSearchTests(world: () => CampaignWorld): void {
     it('falls back to full-text when the embedding endpoint fails', async () => {
       if (!w().port.vectorsAvailable) return; // covered above: without vectors it never embeds
       const llm = w().llm;
-      const turn = await runTurn(w(), 'anything on family holidays?', [
-        () => {
-          llm.failNext(1, 500); // the embeddings request that follows this answer
-          return call('semantic_search', { query: 'family holidays abroad' });
-        },
-        say('ok'),
-      ], { threadId: newThread() });
+      const turn = await runTurn(
+        w(),
+        'anything on family holidays?',
+        [
+          () => {
+            llm.failNext(1, 500); // the embeddings request that follows this answer
+            return call('semantic_search', { query: 'family holidays abroad' });
+          },
+          say('ok'),
+        ],
+        { threadId: newThread() },
+      );
       expect(turn.error).toBeUndefined();
       expect(turn.toolResults[0]).toMatch(/Semantic search is unavailable \(the embedding service is unavailable\)/);
       expect(turn.campaigns.length).toBeGreaterThan(0);
@@ -253,11 +405,23 @@ export function defineSearchTests(world: () => CampaignWorld): void {
         }
       }
       // Full-width and zero-width spellings are read as the plain words.
-      const wide = await runTurn(w(), 'x', [call('full_text_search', { query: 'ａｎｎｕａｌ　ｆｅｅ' }), say('ok')], { threadId: newThread() });
+      const wide = await runTurn(w(), 'x', [call('full_text_search', { query: 'ａｎｎｕａｌ　ｆｅｅ' }), say('ok')], {
+        threadId: newThread(),
+      });
       expect(wide.campaigns.length).toBeGreaterThan(0);
-      const hidden = await runTurn(w(), 'x', [call('full_text_search', { query: 'ann\u200Bual fee' }), say('ok')], { threadId: newThread() });
+      const hidden = await runTurn(w(), 'x', [call('full_text_search', { query: 'ann\u200Bual fee' }), say('ok')], {
+        threadId: newThread(),
+      });
       expect(hidden.campaigns.map((c) => c.id)).toEqual(wide.campaigns.map((c) => c.id));
-      const filters = await runTurn(w(), 'x', [call('filter_campaigns', { channel: ["Email'; drop table campaigns; --"], company: ['\u0000', "' or 1=1"] }), say('ok')], { threadId: newThread() });
+      const filters = await runTurn(
+        w(),
+        'x',
+        [
+          call('filter_campaigns', { channel: ["Email'; drop table campaigns; --"], company: ['\u0000', "' or 1=1"] }),
+          say('ok'),
+        ],
+        { threadId: newThread() },
+      );
       expect(filters.error).toBeUndefined();
       expect(filters.toolResults[0]).toMatch(/^No campaigns matched/);
       const all = await w().port.call('filter_campaigns', { tenant_id: T(), limit: 200 }, rows.campaignRow);
@@ -266,19 +430,38 @@ export function defineSearchTests(world: () => CampaignWorld): void {
 
     it('a 10,000-character query is a clear, fixable error for the model; 1,000 characters still search', async () => {
       const long = 'annual fee '.repeat(910).slice(0, 10_000);
-      const turn = await runTurn(w(), 'search this', [call('full_text_search', { query: long }), say('That query was too long.')], { threadId: newThread() });
+      const turn = await runTurn(
+        w(),
+        'search this',
+        [call('full_text_search', { query: long }), say('That query was too long.')],
+        { threadId: newThread() },
+      );
       expect(turn.error).toBeUndefined();
-      expect(turn.toolResults[0]).toMatch(/^Error: Invalid arguments: query: The query is too long \(over 1000 characters\)/);
-      const ok = await runTurn(w(), 'search this', [call('full_text_search', { query: long.slice(0, 1_000) }), say('ok')], { threadId: newThread() });
+      expect(turn.toolResults[0]).toMatch(
+        /^Error: Invalid arguments: query: The query is too long \(over 1000 characters\)/,
+      );
+      const ok = await runTurn(
+        w(),
+        'search this',
+        [call('full_text_search', { query: long.slice(0, 1_000) }), say('ok')],
+        { threadId: newThread() },
+      );
       expect(ok.toolResults[0]).not.toMatch(/^Error/);
-      const tooMany = await runTurn(w(), 'x', [call('filter_campaigns', { channel: Array.from({ length: 11 }, (_, i) => `c${i}`) }), say('ok')], { threadId: newThread() });
+      const tooMany = await runTurn(
+        w(),
+        'x',
+        [call('filter_campaigns', { channel: Array.from({ length: 11 }, (_, i) => `c${i}`) }), say('ok')],
+        { threadId: newThread() },
+      );
       expect(tooMany.toolResults[0]).toMatch(/^Error: Invalid arguments: channel: at most 10 values/);
     });
   });
 
   describe('result size', () => {
     it('lists at most 20 campaigns to the model, within 1,500 tokens, and keeps every row for the API', async () => {
-      const turn = await runTurn(w(), 'all recent campaigns', [call('filter_campaigns', { limit: 50 }), say('ok')], { threadId: newThread() });
+      const turn = await runTurn(w(), 'all recent campaigns', [call('filter_campaigns', { limit: 50 }), say('ok')], {
+        threadId: newThread(),
+      });
       expect(turn.campaigns).toHaveLength(50);
       const [result] = turn.toolResults;
       const lines = result!.split('\n');
@@ -307,7 +490,11 @@ export function defineSearchTests(world: () => CampaignWorld): void {
         expect(turn.campaigns.some((c) => textOf(c).includes(MARK))).toBe(false);
       }
       // Tenant B (its Slack workspace) sees its own rows and none of A's.
-      const asB = await runTurn(w(), 'x', [call('filter_campaigns', { limit: 50 }), say('ok')], { platform: 'slack', workspaceId: 'T-B', threadId: newThread() });
+      const asB = await runTurn(w(), 'x', [call('filter_campaigns', { limit: 50 }), say('ok')], {
+        platform: 'slack',
+        workspaceId: 'T-B',
+        threadId: newThread(),
+      });
       expect(w().secretsOfB).toHaveLength(5);
       expect(asB.campaigns).toHaveLength(2);
       expect(asB.campaigns.every((c) => c.company.includes(MARK))).toBe(true);

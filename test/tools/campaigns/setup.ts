@@ -40,17 +40,36 @@ export interface CampaignWorld {
 export const NOW = new Date(DEMO_ANCHOR.getTime() + 12 * 3_600_000);
 /** A word only tenant B's campaigns contain. */
 export const MARK = 'zanzibarquux';
-export const EMBEDDING_ENV = { EMBEDDING_MODEL: 'text-embedding-3-small', EMBEDDING_DIMENSIONS: String(TEST_DIMENSIONS) };
+export const EMBEDDING_ENV = {
+  EMBEDDING_MODEL: 'text-embedding-3-small',
+  EMBEDDING_DIMENSIONS: String(TEST_DIMENSIONS),
+};
 
 export async function openWorld(target: CampaignTarget): Promise<CampaignWorld> {
   const { port, close } = await target.open();
   const tenant = await port.defaultTenant();
   await importRows(port, 'tenants', tenant.id, [{ slug: 'tenant-b', name: `Tenant B ${MARK}` }]);
-  const tenantB = (await port.admin('list_tenants', {}, rows.tenantListRow)).find((t) => t.slug === 'tenant-b')?.id ?? '';
+  const tenantB =
+    (await port.admin('list_tenants', {}, rows.tenantListRow)).find((t) => t.slug === 'tenant-b')?.id ?? '';
   const text = `${MARK} wind power with no annual fee and cashback on email`;
   await importRows(port, 'campaigns', tenantB, [
-    { source_key: 'demo-0001', company: `B Energy ${MARK}`, channel: 'Email', capture_date: '2026-10-30', campaign_text: text, offer: `B offer ${MARK}`, key_value_props: ['Cash Back', 'Premium'] },
-    { source_key: 'b-2', company: `B Cards ${MARK}`, channel: 'Instagram', capture_date: '2026-10-31', campaign_text: text, key_value_props: ['Low Price'] },
+    {
+      source_key: 'demo-0001',
+      company: `B Energy ${MARK}`,
+      channel: 'Email',
+      capture_date: '2026-10-30',
+      campaign_text: text,
+      offer: `B offer ${MARK}`,
+      key_value_props: ['Cash Back', 'Premium'],
+    },
+    {
+      source_key: 'b-2',
+      company: `B Cards ${MARK}`,
+      channel: 'Instagram',
+      capture_date: '2026-10-31',
+      campaign_text: text,
+      key_value_props: ['Low Price'],
+    },
   ]);
   await importRows(port, 'tenant_workspaces', tenantB, [{ platform: 'slack', workspace_id: 'T-B' }]);
   if (port.vectorsAvailable) await embedMissing(port, hashEmbedder(TEST_DIMENSIONS));
@@ -59,7 +78,14 @@ export async function openWorld(target: CampaignTarget): Promise<CampaignWorld> 
 
   const llm = await startFakeOpenAI({ embed: hashEmbedding });
   const set = createCampaignTools({ EMBEDDING_MODEL: EMBEDDING_ENV.EMBEDDING_MODEL });
-  const h = await startHarness({ llm, data: port, tools: set.tools, extensions: set.extensions, now: () => NOW, env: { ...EMBEDDING_ENV, ...target.env } });
+  const h = await startHarness({
+    llm,
+    data: port,
+    tools: set.tools,
+    extensions: set.extensions,
+    now: () => NOW,
+    env: { ...EMBEDDING_ENV, ...target.env },
+  });
   return {
     port,
     h,
@@ -87,7 +113,9 @@ export interface Turn {
   requests: number;
 }
 
-export const call = (name: string, args: Record<string, unknown> | string): FakeResponse => ({ toolCalls: [{ name, arguments: args }] });
+export const call = (name: string, args: Record<string, unknown> | string): FakeResponse => ({
+  toolCalls: [{ name, arguments: args }],
+});
 export const say = (text: string): FakeResponse => ({ text });
 
 let threadNo = 0;
@@ -96,7 +124,12 @@ const RUN = randomBytes(4).toString('hex');
 export const newThread = () => `campaigns-${RUN}-${++threadNo}`;
 
 /** Runs one turn with a script; `over` sets the thread, an action, or another workspace. */
-export async function runTurn(world: CampaignWorld, text: string, script: (FakeResponse | FakeResponder)[], over: Partial<IncomingMessage> = {}): Promise<Turn> {
+export async function runTurn(
+  world: CampaignWorld,
+  text: string,
+  script: (FakeResponse | FakeResponder)[],
+  over: Partial<IncomingMessage> = {},
+): Promise<Turn> {
   const before = world.llm.requestsTo('/chat/completions').length;
   world.llm.script(...script);
   const events = await collect(world.h.sb.agent.handle(message(text, over)));
@@ -107,7 +140,10 @@ export async function runTurn(world: CampaignWorld, text: string, script: (FakeR
   if (last && requests.length > before) {
     const sent = sentMessages(last.body);
     const lastUser = sent.findLastIndex((m) => m.role === 'user');
-    toolResults = sent.slice(lastUser).filter((m) => m.role === 'tool').map((m) => unfence(m.content));
+    toolResults = sent
+      .slice(lastUser)
+      .filter((m) => m.role === 'tool')
+      .map((m) => unfence(m.content));
   }
   const data = done?.data ?? {};
   return {

@@ -12,17 +12,29 @@ export function defineThreadTests(world: () => CampaignWorld): void {
   beforeEach(() => w().llm.reset());
 
   it('filters, then searches the text within the filter, in one turn within the step cap', async () => {
-    const turn = await runTurn(w(), 'Of the recent Cash Back or Premium campaigns, which mention bonus points?', [
-      call('filter_campaigns', { value_prop: ['Cash Back', 'Premium'], date_range: 'last_180_days' }),
-      call('full_text_search', { query: '"bonus points"' }),
-      say('Two of them mention bonus points.'),
-    ], { threadId: newThread() });
+    const turn = await runTurn(
+      w(),
+      'Of the recent Cash Back or Premium campaigns, which mention bonus points?',
+      [
+        call('filter_campaigns', { value_prop: ['Cash Back', 'Premium'], date_range: 'last_180_days' }),
+        call('full_text_search', { query: '"bonus points"' }),
+        say('Two of them mention bonus points.'),
+      ],
+      { threadId: newThread() },
+    );
     expect(turn.error).toBeUndefined();
     expect(turn.requests).toBe(3);
     expect(turn.requests).toBeLessThanOrEqual(w().h.config.AGENT_MAX_STEPS);
     const expected = await w().port.call(
       'search_campaigns_by_text',
-      { tenant_id: T(), query: '"bonus points"', value_props: ['Cash Back', 'Premium'], date_from: daysAgo(179), date_to: daysAgo(0), limit: 20 },
+      {
+        tenant_id: T(),
+        query: '"bonus points"',
+        value_props: ['Cash Back', 'Premium'],
+        date_from: daysAgo(179),
+        date_to: daysAgo(0),
+        limit: 20,
+      },
       rows.textCampaignRow,
     );
     expect(expected.length).toBeGreaterThan(0);
@@ -38,11 +50,16 @@ export function defineThreadTests(world: () => CampaignWorld): void {
   });
 
   it('an empty search after a successful one in the same turn keeps the cards and data of the first', async () => {
-    const turn = await runTurn(w(), 'x', [
-      call('filter_campaigns', { value_prop: ['Low Price'] }),
-      call('full_text_search', { query: 'quantum blockchain' }),
-      say('ok'),
-    ], { threadId: newThread() });
+    const turn = await runTurn(
+      w(),
+      'x',
+      [
+        call('filter_campaigns', { value_prop: ['Low Price'] }),
+        call('full_text_search', { query: 'quantum blockchain' }),
+        say('ok'),
+      ],
+      { threadId: newThread() },
+    );
     expect(turn.campaigns).toHaveLength(20);
     expect(turn.data.total).toBe(20);
     expect(blocksOf(turn, 'cards')).toHaveLength(1);
@@ -50,27 +67,59 @@ export function defineThreadTests(world: () => CampaignWorld): void {
 
   it('remembers the active filters: the model is told, follow-ups merge, [] drops one, reset drops all', async () => {
     const threadId = newThread();
-    await runTurn(w(), 'low price campaigns', [call('filter_campaigns', { value_prop: ['Low Price'] }), say('ok')], { threadId });
-    const follow = await runTurn(w(), 'only the instagram ones', [call('filter_campaigns', { channel: ['Instagram'] }), say('ok')], { threadId });
+    await runTurn(w(), 'low price campaigns', [call('filter_campaigns', { value_prop: ['Low Price'] }), say('ok')], {
+      threadId,
+    });
+    const follow = await runTurn(
+      w(),
+      'only the instagram ones',
+      [call('filter_campaigns', { channel: ['Instagram'] }), say('ok')],
+      { threadId },
+    );
     const firstRequest = w().llm.requestsTo('/chat/completions').at(-2)!;
-    const system = sentMessages(firstRequest.body).filter((m) => m.role === 'system').map((m) => String(m.content));
-    expect(system.some((s) => s.startsWith('Active campaign filters in this thread: Value prop: Low Price.'))).toBe(true);
+    const system = sentMessages(firstRequest.body)
+      .filter((m) => m.role === 'system')
+      .map((m) => String(m.content));
+    expect(system.some((s) => s.startsWith('Active campaign filters in this thread: Value prop: Low Price.'))).toBe(
+      true,
+    );
     expect(follow.data.detectedFilters).toEqual({ channel: ['Instagram'], value_prop: ['Low Price'] });
-    const expected = await w().port.call('filter_campaigns', { tenant_id: T(), channels: ['Instagram'], value_props: ['Low Price'], limit: 20 }, rows.campaignRow);
+    const expected = await w().port.call(
+      'filter_campaigns',
+      { tenant_id: T(), channels: ['Instagram'], value_props: ['Low Price'], limit: 20 },
+      rows.campaignRow,
+    );
     expect(follow.campaigns.map((c) => c.id)).toEqual(expected.map((c) => c.id));
-    expect(blocksOf(follow, 'context')[0]).toMatchObject({ items: expect.arrayContaining(['Filters: Channel: Instagram · Value prop: Low Price']) });
+    expect(blocksOf(follow, 'context')[0]).toMatchObject({
+      items: expect.arrayContaining(['Filters: Channel: Instagram · Value prop: Low Price']),
+    });
 
-    const anyChannel = await runTurn(w(), 'all channels again', [call('full_text_search', { query: 'save', channel: [] }), say('ok')], { threadId });
+    const anyChannel = await runTurn(
+      w(),
+      'all channels again',
+      [call('full_text_search', { query: 'save', channel: [] }), say('ok')],
+      { threadId },
+    );
     expect(anyChannel.data.detectedFilters).toEqual({ value_prop: ['Low Price'] });
     expect(new Set(anyChannel.campaigns.map((c) => c.channel)).size).toBeGreaterThan(1);
-    const fresh = await runTurn(w(), 'new topic: fiber', [call('full_text_search', { query: 'fiber', reset_filters: true }), say('ok')], { threadId });
+    const fresh = await runTurn(
+      w(),
+      'new topic: fiber',
+      [call('full_text_search', { query: 'fiber', reset_filters: true }), say('ok')],
+      { threadId },
+    );
     expect(fresh.data.detectedFilters).toEqual({});
     expect(buttonsOf(fresh).map((b) => b.label)).not.toContain('Clear filters');
   });
 
   it('Show more pages through the cached result without a model call; a stale button says so', async () => {
     const threadId = newThread();
-    const turn = await runTurn(w(), 'travel campaigns', [call('full_text_search', { query: 'travel', limit: 12 }), say('ok')], { threadId });
+    const turn = await runTurn(
+      w(),
+      'travel campaigns',
+      [call('full_text_search', { query: 'travel', limit: 12 }), say('ok')],
+      { threadId },
+    );
     expect(turn.campaigns).toHaveLength(12);
     const more = buttonsOf(turn).find((b) => b.actionId === 'campaigns.more') as Button;
     expect(more).toMatchObject({ label: 'Show more (7 left)', value: expect.stringMatching(/:5$/) });
@@ -103,31 +152,50 @@ export function defineThreadTests(world: () => CampaignWorld): void {
 
   it('Clear filters drops the active filters without a model call; suggestions become the next message', async () => {
     const threadId = newThread();
-    const turn = await runTurn(w(), 'playful instagram campaigns', [call('filter_campaigns', { channel: ['Instagram'], sentiment: ['Playful'] }), say('ok')], { threadId });
+    const turn = await runTurn(
+      w(),
+      'playful instagram campaigns',
+      [call('filter_campaigns', { channel: ['Instagram'], sentiment: ['Playful'] }), say('ok')],
+      { threadId },
+    );
     const clear = buttonsOf(turn).find((b) => b.actionId === 'campaigns.clear') as Button;
     const cleared = await runTurn(w(), '', [], { threadId, action: { id: clear.actionId, value: clear.value } });
     expect(cleared.requests).toBe(0);
-    expect(cleared.reply?.text).toBe('Cleared the campaign filters (Channel: Instagram · Sentiment: Playful). New searches cover all campaigns.');
+    expect(cleared.reply?.text).toBe(
+      'Cleared the campaign filters (Channel: Instagram · Sentiment: Playful). New searches cover all campaigns.',
+    );
     const again = await runTurn(w(), '', [], { threadId, action: { id: clear.actionId, value: clear.value } });
     expect(again.reply?.text).toBe('No campaign filters are active in this thread.');
 
     const suggestion = buttonsOf(turn).find((b) => b.actionId.startsWith('suggest.')) as Button;
-    const next = await runTurn(w(), '', [call('filter_campaigns', { limit: 5 }), say('ok')], { threadId, action: { id: suggestion.actionId, value: suggestion.value } });
+    const next = await runTurn(w(), '', [call('filter_campaigns', { limit: 5 }), say('ok')], {
+      threadId,
+      action: { id: suggestion.actionId, value: suggestion.value },
+    });
     const first = w().llm.requestsTo('/chat/completions').at(-2)!;
     const sent = sentMessages(first.body);
     expect(sent.at(-1)).toMatchObject({ role: 'user', content: suggestion.value });
-    expect(sent.some((m) => m.role === 'system' && String(m.content).startsWith('Active campaign filters'))).toBe(false);
+    expect(sent.some((m) => m.role === 'system' && String(m.content).startsWith('Active campaign filters'))).toBe(
+      false,
+    );
     expect(next.data.detectedFilters).toEqual({});
   });
 
   it('POST /api/chat returns campaigns, total, suggestions and detectedFilters; Show more works over HTTP', async () => {
     const app = createHttpApp({ agent: w().h.sb.agent, log: w().h.sb.log });
     const post = async (body: unknown) => {
-      const res = await app.request('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await app.request('/api/chat', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBe(200);
       return (await res.json()) as Record<string, unknown>;
     };
-    w().llm.script(call('filter_campaigns', { channel: ['Email'], limit: 8 }), say('Here are the latest email campaigns.'));
+    w().llm.script(
+      call('filter_campaigns', { channel: ['Email'], limit: 8 }),
+      say('Here are the latest email campaigns.'),
+    );
     const threadId = newThread();
     const body = await post({ message: 'show me email campaigns', threadId });
     expect(body.response).toBe('Here are the latest email campaigns.');

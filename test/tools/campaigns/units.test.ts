@@ -35,7 +35,12 @@ describe('campaign tool schemas', () => {
   const { tools } = createCampaignTools({ EMBEDDING_MODEL: undefined });
 
   it('export the four tools as valid OpenAI strict and Gemini schemas', () => {
-    expect(tools.map((t) => t.name)).toEqual(['semantic_search', 'filter_campaigns', 'full_text_search', 'aggregate_campaigns']);
+    expect(tools.map((t) => t.name)).toEqual([
+      'semantic_search',
+      'filter_campaigns',
+      'full_text_search',
+      'aggregate_campaigns',
+    ]);
     for (const tool of tools) {
       const strict = toolSpec(tool, tool.input, 'openai');
       const gemini = toolSpec(tool, tool.input, 'gemini');
@@ -83,7 +88,16 @@ describe('date ranges', () => {
   });
 
   it('rejects what it cannot read, impossible days and backwards ranges', () => {
-    for (const spec of ['soon', '2026-02-30', '2026-13', 'last_0_days', 'last_99999_days', '..', '2026..2025', '1=1; drop']) {
+    for (const spec of [
+      'soon',
+      '2026-02-30',
+      '2026-13',
+      'last_0_days',
+      'last_99999_days',
+      '..',
+      '2026..2025',
+      '1=1; drop',
+    ]) {
       expect(range(spec), spec).toEqual(expect.stringMatching(/^date_range/));
     }
   });
@@ -92,7 +106,11 @@ describe('date ranges', () => {
 describe('filters', () => {
   it('merge a follow-up into the active filters; [] drops one, "any" drops the dates, reset drops all', () => {
     const active = { value_props: ['Low Price'], date_range: 'recent' };
-    expect(mergeFilters(active, { channel: ['Email', 'email '] })).toEqual({ value_props: ['Low Price'], date_range: 'recent', channels: ['Email'] });
+    expect(mergeFilters(active, { channel: ['Email', 'email '] })).toEqual({
+      value_props: ['Low Price'],
+      date_range: 'recent',
+      channels: ['Email'],
+    });
     expect(mergeFilters(active, { value_prop: [] })).toEqual({ date_range: 'recent' });
     expect(mergeFilters(active, { date_range: 'any' })).toEqual({ value_props: ['Low Price'] });
     expect(mergeFilters(active, { reset_filters: true, has_offer: true })).toEqual({ has_offer: true });
@@ -102,21 +120,43 @@ describe('filters', () => {
   it('map values onto the tenant vocabulary and report unknown ones', () => {
     const facets = { channel: ['Instagram', 'Email'], value_prop: ['Cash Back', 'Premium'], company: ['Kvik Mobil'] };
     const resolved = resolveFilterValues(
-      { channels: ['emails', 'Snapchat'], value_props: ['Cash Back / Rewards', 'PREMIUM'], sentiments: ['Calm'], companies: ['kvik mobil', 'Kvik'] },
+      {
+        channels: ['emails', 'Snapchat'],
+        value_props: ['Cash Back / Rewards', 'PREMIUM'],
+        sentiments: ['Calm'],
+        companies: ['kvik mobil', 'Kvik'],
+      },
       facets,
     );
-    expect(resolved.filters).toEqual({ channels: ['Email'], value_props: ['Cash Back', 'Premium'], companies: ['Kvik Mobil', 'Kvik'] });
-    expect(resolved.unknown.map((u) => [u.dimension, u.values])).toEqual([['channels', ['Snapchat']], ['value_props', ['Rewards']], ['sentiments', ['Calm']]]);
+    expect(resolved.filters).toEqual({
+      channels: ['Email'],
+      value_props: ['Cash Back', 'Premium'],
+      companies: ['Kvik Mobil', 'Kvik'],
+    });
+    expect(resolved.unknown.map((u) => [u.dimension, u.values])).toEqual([
+      ['channels', ['Snapchat']],
+      ['value_props', ['Rewards']],
+      ['sentiments', ['Calm']],
+    ]);
     expect(resolveFilterValues({ value_props: ['cash-back'] }, facets).filters).toEqual({ value_props: ['Cash Back'] });
     // The seed's example put Premium under sentiment; here it is a value prop.
-    expect(resolveFilterValues({ sentiments: ['premium'] }, facets).unknown[0]?.elsewhere).toEqual(['"Premium" is a value_prop']);
+    expect(resolveFilterValues({ sentiments: ['premium'] }, facets).unknown[0]?.elsewhere).toEqual([
+      '"Premium" is a value_prop',
+    ]);
     expect(resolved.impossible).toEqual(['sentiments']);
   });
 
   it('become SQL arguments and context labels', () => {
     const filters = { channels: ['Email'], date_range: 'last_30_days', has_offer: false };
-    expect(toSqlArgs(filters, TODAY)).toMatchObject({ ok: true, args: { channels: ['Email'], has_offer: false, date_from: '2026-10-03', date_to: '2026-11-01' } });
-    expect(describeFilters(filters, TODAY)).toEqual(['Channel: Email', 'Dates: last 30 days (2026-10-03 – 2026-11-01)', 'Without an offer']);
+    expect(toSqlArgs(filters, TODAY)).toMatchObject({
+      ok: true,
+      args: { channels: ['Email'], has_offer: false, date_from: '2026-10-03', date_to: '2026-11-01' },
+    });
+    expect(describeFilters(filters, TODAY)).toEqual([
+      'Channel: Email',
+      'Dates: last 30 days (2026-10-03 – 2026-11-01)',
+      'Without an offer',
+    ]);
     expect(describeFilters(filters)).toContain('Dates: last_30_days');
   });
 });
@@ -132,7 +172,10 @@ describe('query text', () => {
   });
 
   it('bounds full-text queries: duplicates dropped, at most 24 words, phrases and OR kept', () => {
-    expect(boundQueryTerms('"no annual fee" -premium OR cashback')).toEqual({ query: '"no annual fee" -premium OR cashback', cut: false });
+    expect(boundQueryTerms('"no annual fee" -premium OR cashback')).toEqual({
+      query: '"no annual fee" -premium OR cashback',
+      cut: false,
+    });
     expect(boundQueryTerms('fee fee FEE annual fee')).toEqual({ query: 'fee annual', cut: false });
     const long = boundQueryTerms(Array.from({ length: 40 }, (_, i) => `w${i}`).join(' '));
     expect(long.cut).toBe(true);
@@ -154,16 +197,35 @@ describe('result shape', () => {
 
   it('caps at 20 lines and stays within 1,500 tokens for 20 campaigns, however long their fields', () => {
     const typical = Array.from({ length: 30 }, (_, i) => campaign(i));
-    const t = campaignToolResult(typical, { order: 'newest first', limitReached: false, filters: ['Channel: Email'], notes: [], shownAsCards: true });
+    const t = campaignToolResult(typical, {
+      order: 'newest first',
+      limitReached: false,
+      filters: ['Channel: Email'],
+      notes: [],
+      shownAsCards: true,
+    });
     expect(t.result.summary_for_llm.split('\n').filter((l) => /^\d+\. /.test(l))).toHaveLength(20);
     expect(t.result.summary_for_llm).toMatch(/…and 10 more not listed here\.$/);
     expect(countTokens(t.content)).toBeLessThanOrEqual(1_500);
 
     const huge = 'Supercalifragilistic offer text with many unusual wordings '.repeat(40);
     const long = Array.from({ length: 20 }, (_, i) =>
-      campaign(i, { company: huge, brand: huge, offer: huge, campaign_text: huge, key_value_props: Array(12).fill(huge), imagery_sentiment: huge }),
+      campaign(i, {
+        company: huge,
+        brand: huge,
+        offer: huge,
+        campaign_text: huge,
+        key_value_props: Array(12).fill(huge),
+        imagery_sentiment: huge,
+      }),
     );
-    const bounded = campaignToolResult(long, { order: 'newest first', limitReached: true, filters: [huge], notes: [huge, huge], shownAsCards: true });
+    const bounded = campaignToolResult(long, {
+      order: 'newest first',
+      limitReached: true,
+      filters: [huge],
+      notes: [huge, huge],
+      shownAsCards: true,
+    });
     expect(countTokens(bounded.content)).toBeLessThanOrEqual(1_500);
     expect(bounded.content).toMatch(/…and \d+ more not listed here\.$/);
     expect(buildCampaignResult(long, { maxTokens: 300 }).summary_for_llm.length).toBeLessThan(2_000);
@@ -175,18 +237,35 @@ describe('result shape', () => {
     expect(card.title).toBe('Northpeak Credit · Northpeak Cashback');
     expect(card.subtitle).toBe('Email · 2026-10-12');
     expect((card.body?.split('**').length ?? 1) % 2).toBe(1);
-    const blocks = campaignPage({ campaigns: Array.from({ length: 7 }, (_, i) => campaign(i)), offset: 5, resultId: 'abc', filterLabels: ['Channel: Email'], canClear: true });
+    const blocks = campaignPage({
+      campaigns: Array.from({ length: 7 }, (_, i) => campaign(i)),
+      offset: 5,
+      resultId: 'abc',
+      filterLabels: ['Channel: Email'],
+      canClear: true,
+    });
     expect(blocks.map((b) => b.type)).toEqual(['cards', 'buttons', 'context']);
-    expect(blocks[1]).toEqual({ type: 'buttons', buttons: [{ actionId: 'campaigns.clear', label: 'Clear filters', value: 'abc' }] });
+    expect(blocks[1]).toEqual({
+      type: 'buttons',
+      buttons: [{ actionId: 'campaigns.clear', label: 'Clear filters', value: 'abc' }],
+    });
     expect(blocks[2]).toEqual({ type: 'context', items: ['Showing 6–7 of 7', 'Filters: Channel: Email'] });
     expect(campaignPage({ campaigns: [], offset: 0, resultId: 'x', filterLabels: [], canClear: false })).toEqual([]);
   });
 
   it('suggests two or three follow-ups that fit the result', () => {
-    const rows = Array.from({ length: 6 }, (_, i) => campaign(i, { company: i % 3 ? 'A' : 'B', offer: i % 2 ? null : 'x' }));
+    const rows = Array.from({ length: 6 }, (_, i) =>
+      campaign(i, { company: i % 3 ? 'A' : 'B', offer: i % 2 ? null : 'x' }),
+    );
     const found = followUps({ kind: 'filter', filters: {}, campaigns: rows, relaxations: [] });
     expect(found).toEqual(['Only the Instagram ones', 'Only the last 30 days', 'What are the main offers here?']);
-    const empty = followUps({ kind: 'text', query: 'travel perks', filters: { channels: ['TV'] }, campaigns: [], relaxations: [{ dimension: 'channels', count: 4, capped: false }] });
+    const empty = followUps({
+      kind: 'text',
+      query: 'travel perks',
+      filters: { channels: ['TV'] },
+      campaigns: [],
+      relaxations: [{ dimension: 'channels', count: 4, capped: false }],
+    });
     expect(empty).toEqual(['Same search without the channel filter', 'Find campaigns about travel perks']);
   });
 });

@@ -9,7 +9,15 @@ import { storeFetchedCompetitor } from '../../../src/tools/competitors/state.js'
 import { createToolRegistry, toolSpec } from '../../../src/agent/registry.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
 import { openPgliteTestPort, testConfig } from '../../helpers/db.js';
-import { captureLogs, collect, message, replyOf, sentToolNames, startHarness, type Harness } from '../../helpers/harness.js';
+import {
+  captureLogs,
+  collect,
+  message,
+  replyOf,
+  sentToolNames,
+  startHarness,
+  type Harness,
+} from '../../helpers/harness.js';
 import { geminiViolations, openAiStrictViolations } from '../../helpers/schema-rules.js';
 import { addTenant, deleteCompetitor, offeredIds, systemText, toolResults } from './fixtures.js';
 
@@ -28,15 +36,21 @@ const chat = () => llm.requestsTo('/chat/completions');
 beforeAll(async () => {
   port = await openPgliteTestPort();
   llm = await startFakeOpenAI();
-  Object.assign(few, await addTenant(port, 'few-rivals', [
-    { key: 'alpha', display_name: 'Alpha Power', full_description: 'ALPHA briefing: cheap but slow service.' },
-    { key: 'beta', display_name: 'Beta Energi', full_description: 'BETA briefing: green but pricey.' },
-  ]));
+  Object.assign(
+    few,
+    await addTenant(port, 'few-rivals', [
+      { key: 'alpha', display_name: 'Alpha Power', full_description: 'ALPHA briefing: cheap but slow service.' },
+      { key: 'beta', display_name: 'Beta Energi', full_description: 'BETA briefing: green but pricey.' },
+    ]),
+  );
   Object.assign(none, await addTenant(port, 'no-rivals', []));
-  Object.assign(doomed, await addTenant(port, 'doomed-rivals', [
-    { key: 'doomed', display_name: 'Doomed Co', full_description: 'DOOMED briefing.' },
-    { key: 'stays', display_name: 'Stays Co', full_description: 'STAYS briefing.' },
-  ]));
+  Object.assign(
+    doomed,
+    await addTenant(port, 'doomed-rivals', [
+      { key: 'doomed', display_name: 'Doomed Co', full_description: 'DOOMED briefing.' },
+      { key: 'stays', display_name: 'Stays Co', full_description: 'STAYS briefing.' },
+    ]),
+  );
   const tenant = await port.defaultTenant();
   descriptions = {};
   for (const key of ['norlys', 'ewii']) {
@@ -55,7 +69,15 @@ beforeEach(() => llm.reset());
 describe('lookup_competitor', () => {
   it('is not offered to a tenant without competitors', async () => {
     llm.script({ text: 'No competitors here.' });
-    await collect(h.sb.agent.handle(message('How do we compare with Norlys?', { platform: 'slack', workspaceId: none.workspace, threadId: thread() })));
+    await collect(
+      h.sb.agent.handle(
+        message('How do we compare with Norlys?', {
+          platform: 'slack',
+          workspaceId: none.workspace,
+          threadId: thread(),
+        }),
+      ),
+    );
     expect(sentToolNames(chat()[0]!.body)).not.toContain('lookup_competitor');
     expect(h.logs.text()).toMatch(/Fetched 0 competitor IDs in \d+ms/);
   });
@@ -63,9 +85,15 @@ describe('lookup_competitor', () => {
   it('offers only unfetched ids, shrinking the enum each fetch until the tool disappears', async () => {
     const threadId = thread();
     const where = { platform: 'slack' as const, workspaceId: few.workspace, threadId };
-    llm.script({ toolCalls: [{ name: 'lookup_competitor', arguments: { competitor_id: 'alpha' } }] }, { text: 'Alpha noted.' });
+    llm.script(
+      { toolCalls: [{ name: 'lookup_competitor', arguments: { competitor_id: 'alpha' } }] },
+      { text: 'Alpha noted.' },
+    );
     await collect(h.sb.agent.handle(message('A customer is with Alpha Power.', where)));
-    llm.script({ toolCalls: [{ name: 'lookup_competitor', arguments: { competitor_id: 'beta' } }] }, { text: 'Beta noted.' });
+    llm.script(
+      { toolCalls: [{ name: 'lookup_competitor', arguments: { competitor_id: 'beta' } }] },
+      { text: 'Beta noted.' },
+    );
     await collect(h.sb.agent.handle(message('Another one uses Beta Energi.', where)));
     llm.script({ text: 'Both are covered.' });
     await collect(h.sb.agent.handle(message('Summarise.', where)));
@@ -84,7 +112,10 @@ describe('lookup_competitor', () => {
 
   it('answers the model with one line and shows the verbatim background in the next step and as a card', async () => {
     const threadId = thread();
-    llm.script({ toolCalls: [{ name: 'lookup_competitor', arguments: { competitor_id: 'norlys' } }] }, { text: 'Against Norlys, stress local service.' });
+    llm.script(
+      { toolCalls: [{ name: 'lookup_competitor', arguments: { competitor_id: 'norlys' } }] },
+      { text: 'Against Norlys, stress local service.' },
+    );
     const events = await collect(h.sb.agent.handle(message('The customer says Norlys is cheaper.', { threadId })));
 
     const [step1, step2] = chat();
@@ -100,7 +131,10 @@ describe('lookup_competitor', () => {
 
     const reply = replyOf(events);
     expect(reply?.blocks).toEqual([
-      { type: 'cards', cards: [{ title: 'Norlys', subtitle: 'Competitor background', fields: [], body: descriptions.norlys }] },
+      {
+        type: 'cards',
+        cards: [{ title: 'Norlys', subtitle: 'Competitor background', fields: [], body: descriptions.norlys }],
+      },
     ]);
     const chars = new Intl.NumberFormat('en-US').format(descriptions.norlys!.length);
     expect(h.logs.text()).toMatch(new RegExp(`Fetched competitor 'norlys' in \\d+ms \\(${chars} chars\\)`));
@@ -127,19 +161,36 @@ describe('lookup_competitor', () => {
     const threadId = thread();
     llm.script(
       { toolCalls: [{ name: 'lookup_competitor', arguments: { competitor_id: 'statoil' } }] },
-      { toolCalls: [{ name: 'lookup_competitor', arguments: { competitor_id: 'norlys' } }, { name: 'lookup_competitor', arguments: { competitor_id: 'norlys' } }] },
+      {
+        toolCalls: [
+          { name: 'lookup_competitor', arguments: { competitor_id: 'norlys' } },
+          { name: 'lookup_competitor', arguments: { competitor_id: 'norlys' } },
+        ],
+      },
       { text: 'done' },
     );
     const events = await collect(h.sb.agent.handle(message('Statoil and Norlys?', { threadId })));
     const reqs = chat();
-    expect(toolResults(reqs[1])).toEqual([expect.stringMatching(/^Error: Invalid arguments: competitor_id: Unknown or already fetched competitor id\. Use one of: .*norlys/)]);
-    expect(toolResults(reqs[2]).slice(1)).toEqual(['Added competitor background for Norlys', expect.stringMatching(/^Error: .*Norlys is already (being added|in your context)/)]);
+    expect(toolResults(reqs[1])).toEqual([
+      expect.stringMatching(
+        /^Error: Invalid arguments: competitor_id: Unknown or already fetched competitor id\. Use one of: .*norlys/,
+      ),
+    ]);
+    expect(toolResults(reqs[2]).slice(1)).toEqual([
+      'Added competitor background for Norlys',
+      expect.stringMatching(/^Error: .*Norlys is already (being added|in your context)/),
+    ]);
     expect(replyOf(events)?.blocks).toHaveLength(1);
 
     // A later turn asking again for what the thread already has.
-    llm.script({ toolCalls: [{ name: 'lookup_competitor', arguments: { competitor_id: 'norlys' } }] }, { text: 'done' });
+    llm.script(
+      { toolCalls: [{ name: 'lookup_competitor', arguments: { competitor_id: 'norlys' } }] },
+      { text: 'done' },
+    );
     await collect(h.sb.agent.handle(message('Norlys again?', { threadId })));
-    expect(toolResults(chat().at(-1)).at(-1)).toMatch(/^Error: Invalid arguments: competitor_id: Unknown or already fetched/);
+    expect(toolResults(chat().at(-1)).at(-1)).toMatch(
+      /^Error: Invalid arguments: competitor_id: Unknown or already fetched/,
+    );
   });
 
   it('says clearly when a competitor was deleted after its id was loaded', async () => {
@@ -150,13 +201,20 @@ describe('lookup_competitor', () => {
     expect(offeredIds(chat()[0])).toEqual(['doomed', 'stays']);
 
     await deleteCompetitor(port, doomed.id, 'doomed');
-    llm.script({ toolCalls: [{ name: 'lookup_competitor', arguments: { competitor_id: 'doomed' } }] }, { text: 'Doomed Co is no longer tracked.' });
+    llm.script(
+      { toolCalls: [{ name: 'lookup_competitor', arguments: { competitor_id: 'doomed' } }] },
+      { text: 'Doomed Co is no longer tracked.' },
+    );
     const events = await collect(h.sb.agent.handle(message('They use Doomed Co.', where)));
     const [, , afterFetch] = chat();
-    expect(toolResults(afterFetch)).toEqual(['No background for Doomed Co: it was removed from the competitor list. Tell the user it is no longer available.']);
+    expect(toolResults(afterFetch)).toEqual([
+      'No background for Doomed Co: it was removed from the competitor list. Tell the user it is no longer available.',
+    ]);
     expect(offeredIds(afterFetch)).toEqual(['stays']);
     expect(systemText(afterFetch)).not.toContain('DOOMED briefing');
-    expect(replyOf(events)?.blocks).toEqual([{ type: 'context', items: ['Doomed Co is no longer in the competitor list, so there is no background to show.'] }]);
+    expect(replyOf(events)?.blocks).toEqual([
+      { type: 'context', items: ['Doomed Co is no longer in the competitor list, so there is no background to show.'] },
+    ]);
     expect(h.logs.text()).toContain("Competitor 'doomed' was removed after its id was loaded");
   });
 });
@@ -181,8 +239,14 @@ describe('lookup_competitor schema and id cache', () => {
       expect(check(params)).toEqual([]);
       expect(params.properties.competitor_id.enum).toHaveLength(14);
     }
-    storeFetchedCompetitor(ctx.state, 'norlys', { name: 'Norlys', description: 'x', fetchedAt: '2026-11-21T00:00:00Z' });
-    const params = parametersOf((await createToolRegistry(tools, 'gemini').offered(ctx)).get('lookup_competitor')!.spec);
+    storeFetchedCompetitor(ctx.state, 'norlys', {
+      name: 'Norlys',
+      description: 'x',
+      fetchedAt: '2026-11-21T00:00:00Z',
+    });
+    const params = parametersOf(
+      (await createToolRegistry(tools, 'gemini').offered(ctx)).get('lookup_competitor')!.spec,
+    );
     expect(geminiViolations(params)).toEqual([]);
     expect(params.properties.competitor_id.enum).not.toContain('norlys');
     expect(params.properties.competitor_id.enum).toHaveLength(13);
@@ -213,7 +277,10 @@ describe.skipIf(!REDIS)('lookup_competitor on Redis', () => {
     const threadId = `competitors-restart-${Date.now()}-${Math.random().toString(36).slice(2)}`;
     const env = { REDIS_URL: REDIS! };
     const first = await startHarness({ llm, data: port, env, ...createCompetitorTools(testConfig()) });
-    llm.script({ toolCalls: [{ name: 'lookup_competitor', arguments: { competitor_id: 'norlys' } }] }, { text: 'noted' });
+    llm.script(
+      { toolCalls: [{ name: 'lookup_competitor', arguments: { competitor_id: 'norlys' } }] },
+      { text: 'noted' },
+    );
     await collect(first.sb.agent.handle(message('Norlys came up.', { threadId })));
     await first.close();
 

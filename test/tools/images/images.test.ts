@@ -22,7 +22,13 @@ let h: Harness;
 let server: RunningServer;
 
 const configFor = (url: string, extra: Record<string, string> = {}) =>
-  parseConfig({ OPENAI_API_KEY: 'sk-test-images-key', OPENAI_BASE_URL: url, OPENAI_MAX_RETRIES: '0', IMAGE_MODEL: 'gpt-image-1', ...extra });
+  parseConfig({
+    OPENAI_API_KEY: 'sk-test-images-key',
+    OPENAI_BASE_URL: url,
+    OPENAI_MAX_RETRIES: '0',
+    IMAGE_MODEL: 'gpt-image-1',
+    ...extra,
+  });
 
 beforeAll(async () => {
   llm = await startFakeOpenAI();
@@ -37,7 +43,11 @@ afterAll(async () => {
 beforeEach(() => llm.reset());
 
 const post = (body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${server.url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(`${server.url}/api/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 const scriptImageTurn = (args: Record<string, unknown> = { prompt: 'A lighthouse at dusk', style: 'watercolor' }) =>
   llm.script({ toolCalls: [{ name: 'generate_image', arguments: args }] }, { text: 'Here is your lighthouse.' });
 type ToolResult = Extract<TurnEvent, { type: 'tool_result' }>;
@@ -74,13 +84,25 @@ describe('generate_image', () => {
     const events = (await res.text())
       .split('\n\n')
       .filter((c) => c.trim())
-      .map((c) => ({ event: /^event: (.*)$/m.exec(c)?.[1], data: JSON.parse(/^data: (.*)$/m.exec(c)?.[1] ?? 'null') as unknown }));
+      .map((c) => ({
+        event: /^event: (.*)$/m.exec(c)?.[1],
+        data: JSON.parse(/^data: (.*)$/m.exec(c)?.[1] ?? 'null') as unknown,
+      }));
     const names = events.map((e) => e.event).filter((n) => n !== 'text_delta');
     expect(names).toEqual(['thread', 'status', 'tool_call_start', 'tool_result', 'image_complete', 'reply', 'done']);
     expect(events.find((e) => e.event === 'image_complete')?.data).toEqual({
-      image: { name: 'a-red-bicycle.png', mime: 'image/png', size: PNG.byteLength, title: 'A red bicycle', prompt: 'A red bicycle', revisedPrompt: 'A red bicycle' },
+      image: {
+        name: 'a-red-bicycle.png',
+        mime: 'image/png',
+        size: PNG.byteLength,
+        title: 'A red bicycle',
+        prompt: 'A red bicycle',
+        revisedPrompt: 'A red bicycle',
+      },
     });
-    expect(events.find((e) => e.event === 'reply')?.data).toMatchObject({ blocks: [{ type: 'file', file: { base64: TINY_PNG_BASE64 } }] });
+    expect(events.find((e) => e.event === 'reply')?.data).toMatchObject({
+      blocks: [{ type: 'file', file: { base64: TINY_PNG_BASE64 } }],
+    });
   });
 
   it('is saved to disk by the console, which prints the path', async () => {
@@ -99,19 +121,35 @@ describe('generate_image', () => {
   it('tells the model the image is attached, so it does not invent a link', async () => {
     scriptImageTurn({ prompt: 'A red bicycle' });
     await collect(h.sb.agent.handle(message('Draw a red bicycle', { threadId: 'img-content' })));
-    const tool = (llm.requestsTo('/chat/completions')[1]!.body.messages as { role: string; content: string }[]).find((m) => m.role === 'tool');
-    expect(unfence(tool?.content)).toMatch(/^Image generated and attached for the user as a-red-bicycle\.png \(image\/png, \d+ bytes\)\..*Do not add a link/);
+    const tool = (llm.requestsTo('/chat/completions')[1]!.body.messages as { role: string; content: string }[]).find(
+      (m) => m.role === 'tool',
+    );
+    expect(unfence(tool?.content)).toMatch(
+      /^Image generated and attached for the user as a-red-bicycle\.png \(image\/png, \d+ bytes\)\..*Do not add a link/,
+    );
   });
 
   it('rejects an empty prompt as a fixable error without calling the images endpoint', async () => {
-    llm.script({ toolCalls: [{ name: 'generate_image', arguments: { prompt: '  ', style: null } }] }, { text: 'What should I draw?' });
+    llm.script(
+      { toolCalls: [{ name: 'generate_image', arguments: { prompt: '  ', style: null } }] },
+      { text: 'What should I draw?' },
+    );
     const events = await collect(h.sb.agent.handle(message('draw', { threadId: 'img-empty' })));
-    expect(toolResults(events)[0]).toMatchObject({ ok: false, summary: expect.stringMatching(/prompt: describe the image to generate/) });
+    expect(toolResults(events)[0]).toMatchObject({
+      ok: false,
+      summary: expect.stringMatching(/prompt: describe the image to generate/),
+    });
     expect(llm.requestsTo('/images/generations')).toHaveLength(0);
   });
 
   it('turns a content-policy refusal into a fixable error and an outage into a clear one, both logged', async () => {
-    const refusal = { error: { message: 'Your request was rejected by our safety system.', type: 'image_generation_user_error', code: 'content_policy_violation' } };
+    const refusal = {
+      error: {
+        message: 'Your request was rejected by our safety system.',
+        type: 'image_generation_user_error',
+        code: 'content_policy_violation',
+      },
+    };
     llm.script(
       () => {
         llm.failNext(1, 400, refusal); // the images request that this tool call makes
@@ -126,9 +164,15 @@ describe('generate_image', () => {
     const events = await collect(h.sb.agent.handle(message('draw', { threadId: 'img-fail' })));
     const [refused, down] = toolResults(events);
     expect(refused).toMatchObject({ ok: false, summary: expect.stringMatching(/content policy\. Rephrase/) });
-    expect(down).toMatchObject({ ok: false, summary: expect.stringMatching(/Image generation is unavailable right now/) });
+    expect(down).toMatchObject({
+      ok: false,
+      summary: expect.stringMatching(/Image generation is unavailable right now/),
+    });
     const warnings = h.logs.lines.filter((l) => l.msg === 'image generation failed');
-    expect(warnings.map((l) => [l.level, l.kind])).toEqual([[40, 'refused'], [40, 'unavailable']]);
+    expect(warnings.map((l) => [l.level, l.kind])).toEqual([
+      [40, 'refused'],
+      [40, 'unavailable'],
+    ]);
     expect(h.logs.text()).not.toContain('sk-test-images-key');
   });
 
@@ -182,10 +226,15 @@ describe('generate_image on its own provider (IMAGE_BASE_URL, IMAGE_API_KEY)', (
   beforeEach(() => imageProvider.reset());
 
   const runWith = async (env: Record<string, string>) => {
-    const local = await startHarness({ llm, tools: createImageTools(configFor(llm.url, { IMAGE_BASE_URL: imageProvider.url, ...env })).tools });
+    const local = await startHarness({
+      llm,
+      tools: createImageTools(configFor(llm.url, { IMAGE_BASE_URL: imageProvider.url, ...env })).tools,
+    });
     try {
       scriptImageTurn({ prompt: 'A red bicycle' });
-      const events = await collect(local.sb.agent.handle(message('Draw a red bicycle', { threadId: `img-provider-${Math.random()}` })));
+      const events = await collect(
+        local.sb.agent.handle(message('Draw a red bicycle', { threadId: `img-provider-${Math.random()}` })),
+      );
       return events.find((e) => e.type === 'reply');
     } finally {
       await local.close();
@@ -193,11 +242,25 @@ describe('generate_image on its own provider (IMAGE_BASE_URL, IMAGE_API_KEY)', (
   };
 
   it('asks an image-output chat model (OpenRouter style) with its own key, and attaches the PNG', async () => {
-    const reply = await runWith({ IMAGE_API_KEY: 'sk-or-image-key', IMAGE_MODEL: 'google/gemini-2.5-flash-image', IMAGE_API: 'auto' });
+    const reply = await runWith({
+      IMAGE_API_KEY: 'sk-or-image-key',
+      IMAGE_MODEL: 'google/gemini-2.5-flash-image',
+      IMAGE_API: 'auto',
+    });
     const request = imageProvider.lastRequest('/chat/completions')!;
     expect(request.headers.authorization).toBe('Bearer sk-or-image-key');
-    expect(request.body).toMatchObject({ model: 'google/gemini-2.5-flash-image', modalities: ['image', 'text'], stream: false, messages: [{ role: 'user', content: 'A red bicycle' }] });
-    expect(reply?.type === 'reply' && reply.reply.blocks).toEqual([expect.objectContaining({ type: 'file', file: expect.objectContaining({ mime: 'image/png', data: new Uint8Array(PNG) }) })]);
+    expect(request.body).toMatchObject({
+      model: 'google/gemini-2.5-flash-image',
+      modalities: ['image', 'text'],
+      stream: false,
+      messages: [{ role: 'user', content: 'A red bicycle' }],
+    });
+    expect(reply?.type === 'reply' && reply.reply.blocks).toEqual([
+      expect.objectContaining({
+        type: 'file',
+        file: expect.objectContaining({ mime: 'image/png', data: new Uint8Array(PNG) }),
+      }),
+    ]);
     // The chat endpoint made no image request, and the chat key never left for the image provider.
     expect(llm.requestsTo('/images/generations')).toHaveLength(0);
     expect(JSON.stringify(imageProvider.requests.map((r) => r.headers))).not.toContain('sk-test-images-key');
@@ -212,7 +275,18 @@ describe('generate_image on its own provider (IMAGE_BASE_URL, IMAGE_API_KEY)', (
 
   it('says clearly when the chat model returned no image', async () => {
     const client = createImageClient({ ...configFor(llm.url, { IMAGE_API: 'chat' }), IMAGE_MODEL: 'text-only-model' });
-    llm.script({ status: 200, body: { id: 'x', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'no' } }] } });
-    await expect(client.generate('a cat', new AbortController().signal)).rejects.toThrow(/returned no image \(is IMAGE_MODEL an image-output model\?\)/);
+    llm.script({
+      status: 200,
+      body: {
+        id: 'x',
+        object: 'chat.completion',
+        created: 0,
+        model: 'm',
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'no' } }],
+      },
+    });
+    await expect(client.generate('a cat', new AbortController().signal)).rejects.toThrow(
+      /returned no image \(is IMAGE_MODEL an image-output model\?\)/,
+    );
   });
 });

@@ -42,8 +42,13 @@ beforeEach(() => llm.reset());
 /** A thread whose PRICE step is done (prices at 0.9 mm from the real catalogue). */
 async function pricedThread(threadId: string) {
   const offers = await boxOffers(h);
-  llm.script({ toolCalls: [pricingCall(0.9)] }, { toolCalls: [{ name: 'emit_price_result', arguments: priceArgs(offers) }] });
-  await collect(h.sb.agent.handle(quoteCommand('price', '3 sheets of 304 stainless 0.8 mm, 1200 × 2400', { threadId })));
+  llm.script(
+    { toolCalls: [pricingCall(0.9)] },
+    { toolCalls: [{ name: 'emit_price_result', arguments: priceArgs(offers) }] },
+  );
+  await collect(
+    h.sb.agent.handle(quoteCommand('price', '3 sheets of 304 stainless 0.8 mm, 1200 × 2400', { threadId })),
+  );
   llm.reset();
   return cheapest(offers);
 }
@@ -99,15 +104,26 @@ describe('quote step failures', () => {
       { text: 'Bayside is cheapest at about $209 a sheet.' },
       { text: 'As I said, Bayside is cheapest.' },
     );
-    const events = await collect(h.sb.agent.handle(quoteCommand('price', '3 sheets of 304 stainless, 0.9 mm, 1200 × 2400', { threadId })));
+    const events = await collect(
+      h.sb.agent.handle(quoteCommand('price', '3 sheets of 304 stainless, 0.9 mm, 1200 × 2400', { threadId })),
+    );
     const requests = chatRequests();
     expect(requests).toHaveLength(3);
-    expect(requests[2]!.last).toEqual({ role: 'user', content: 'Please call the emit_price_result tool with your final results.' });
+    expect(requests[2]!.last).toEqual({
+      role: 'user',
+      content: 'Please call the emit_price_result tool with your final results.',
+    });
     const reply = replyOf(events);
-    expect(reply?.text).toMatch(/^I couldn’t finish the price list this time: no complete result came back for me to check\. The 6 supplier prices I looked up are kept in this thread\./);
+    expect(reply?.text).toMatch(
+      /^I couldn’t finish the price list this time: no complete result came back for me to check\. The 6 supplier prices I looked up are kept in this thread\./,
+    );
     expect(reply?.text).not.toContain('$209');
     const [retry] = buttonsOf(reply);
-    expect(retry).toMatchObject({ actionId: 'quotes.price', label: 'Try again', value: '3 sheets of 304 stainless, 0.9 mm, 1200 × 2400' });
+    expect(retry).toMatchObject({
+      actionId: 'quotes.price',
+      label: 'Try again',
+      value: '3 sheets of 304 stainless, 0.9 mm, 1200 × 2400',
+    });
     expect(h.logs.lines.some((l) => l.msg === 'quote step ended without a result' && l.step === 'price')).toBe(true);
 
     // The thread left the mode, and a retry starts from what was gathered.
@@ -116,8 +132,12 @@ describe('quote step failures', () => {
     llm.script({ toolCalls: [{ name: 'emit_price_result', arguments: priceArgs(offers) }] });
     const again = await collect(h.sb.agent.handle(click(retry!, { threadId })));
     const [first] = chatRequests();
-    expect(first!.system).toMatch(/Catalogue prices already looked up in this thread[\s\S]*BSA-SS304-2B-SHEET-0\.9-1200X2400/);
-    expect(first!.messages.some((m) => m.role === 'tool' && String(m.content).includes('BSA-SS304-2B-SHEET-0.9-1200X2400'))).toBe(true);
+    expect(first!.system).toMatch(
+      /Catalogue prices already looked up in this thread[\s\S]*BSA-SS304-2B-SHEET-0\.9-1200X2400/,
+    );
+    expect(
+      first!.messages.some((m) => m.role === 'tool' && String(m.content).includes('BSA-SS304-2B-SHEET-0.9-1200X2400')),
+    ).toBe(true);
     expect(tableOf(replyOf(again)).rows).toHaveLength(offers.length);
   });
 
@@ -128,16 +148,36 @@ describe('quote step failures', () => {
     // PRICE: the model rounds one supplier's price.
     llm.script(
       { toolCalls: [pricingCall(0.9)] },
-      { toolCalls: [{ name: 'emit_price_result', arguments: priceArgs(offers, { price: (o) => (o.sku === best.sku ? 200 : o.price_per_uom) }) }] },
+      {
+        toolCalls: [
+          {
+            name: 'emit_price_result',
+            arguments: priceArgs(offers, { price: (o) => (o.sku === best.sku ? 200 : o.price_per_uom) }),
+          },
+        ],
+      },
     );
-    const price = await collect(h.sb.agent.handle(quoteCommand('price', '3 sheets of 304 stainless, 0.9 mm', { threadId })));
-    expect(replyOf(price)?.text).toContain(`${best.supplier} ${best.sku}: the catalogue price is $${best.price_per_uom.toFixed(2)} per sheet, not $200.00.`);
+    const price = await collect(
+      h.sb.agent.handle(quoteCommand('price', '3 sheets of 304 stainless, 0.9 mm', { threadId })),
+    );
+    expect(replyOf(price)?.text).toContain(
+      `${best.supplier} ${best.sku}: the catalogue price is $${best.price_per_uom.toFixed(2)} per sheet, not $200.00.`,
+    );
     expect(tableOf(replyOf(price)).rows[0]?.[3]).toBe(`$${best.price_per_uom.toFixed(2)}`);
 
     // TABLE: wrong subtotal, wrong material sum, wrong grand total, and not the markup asked for.
     llm.reset();
-    llm.script({ toolCalls: [{ name: 'emit_table_result', arguments: tableArgs(best, { subtotal: 600, material: 600, grand: 700, markup: 15 }) }] });
-    const table = await collect(h.sb.agent.handle(quoteCommand('table', 'Create a quote table with the pricing, 10% markup', { threadId })));
+    llm.script({
+      toolCalls: [
+        {
+          name: 'emit_table_result',
+          arguments: tableArgs(best, { subtotal: 600, material: 600, grand: 700, markup: 15 }),
+        },
+      ],
+    });
+    const table = await collect(
+      h.sb.agent.handle(quoteCommand('table', 'Create a quote table with the pricing, 10% markup', { threadId })),
+    );
     const subtotal = cents(3 * best.price_per_uom);
     const costs = cents(subtotal + best.delivery_cost);
     const grand = cents(costs * 1.1);
@@ -146,30 +186,61 @@ describe('quote step failures', () => {
     expect(text).toContain(`3 × $${best.price_per_uom.toFixed(2)} = $${subtotal.toFixed(2)}, not $600.00.`);
     expect(text).toContain(`Material: the rows add up to $${subtotal.toFixed(2)}, not $600.00.`);
     expect(text).toContain('Markup: you asked for 10%, so I applied 10% instead of 15%.');
-    expect(text).toContain(`Grand total ex GST: ($${subtotal.toFixed(2)} + $0.00 + $${best.delivery_cost.toFixed(2)} + $0.00) × 1.1 = $${grand.toFixed(2)}, not $700.00.`);
+    expect(text).toContain(
+      `Grand total ex GST: ($${subtotal.toFixed(2)} + $0.00 + $${best.delivery_cost.toFixed(2)} + $0.00) × 1.1 = $${grand.toFixed(2)}, not $700.00.`,
+    );
     const rows = tableOf(replyOf(table)).rows;
     expect(rows[0]?.[4]).toBe(`$${subtotal.toFixed(2)}`);
     expect(rows.find((r) => r[0] === 'Markup (10%)')?.[4]).toBe(`$${cents(grand - costs).toFixed(2)}`);
     expect(rows.at(-1)?.[4]).toBe(`$${grand.toFixed(2)}`);
-    expect(doneOf(table).data).toMatchObject({ quote: { totals: { material: subtotal, markup_pct: 10, grand_total_ex_gst: grand } } });
+    expect(doneOf(table).data).toMatchObject({
+      quote: { totals: { material: subtotal, markup_pct: 10, grand_total_ex_gst: grand } },
+    });
   });
 
   it('never invents a missing price: unknown SKUs and unpriced rows are reported, not totalled', async () => {
     const threadId = nextThread();
     const best = await pricedThread(threadId);
-    const invented = { ...priceArgs([]), candidates: [{ supplier: 'Acme Metals', sku: 'ACME-304-08', uom: 'sheet', price_per_uom: 150, lead_time_days: 2, delivery: 40 }] };
+    const invented = {
+      ...priceArgs([]),
+      candidates: [
+        {
+          supplier: 'Acme Metals',
+          sku: 'ACME-304-08',
+          uom: 'sheet',
+          price_per_uom: 150,
+          lead_time_days: 2,
+          delivery: 40,
+        },
+      ],
+    };
     llm.script({ toolCalls: [{ name: 'emit_price_result', arguments: invented }] });
-    const price = await collect(h.sb.agent.handle(quoteCommand('price', '304 stainless 0.8 mm from Acme', { threadId })));
-    expect(replyOf(price)?.text).toContain('Acme Metals ACME-304-08: not in the catalogue results, so no price is shown.');
+    const price = await collect(
+      h.sb.agent.handle(quoteCommand('price', '304 stainless 0.8 mm from Acme', { threadId })),
+    );
+    expect(replyOf(price)?.text).toContain(
+      'Acme Metals ACME-304-08: not in the catalogue results, so no price is shown.',
+    );
     expect(tableOf(replyOf(price)).rows[0]?.[3]).toBe('no price');
     expect(buttonsOf(replyOf(price))).toEqual([]);
 
     llm.reset();
     const args = tableArgs(best);
-    args.rows.push({ item: 'Stainless lid, 0.8 mm', qty: 3, uom: 'each', unit_cost: null as unknown as number, subtotal: null as unknown as number, notes: '' });
+    args.rows.push({
+      item: 'Stainless lid, 0.8 mm',
+      qty: 3,
+      uom: 'each',
+      unit_cost: null as unknown as number,
+      subtotal: null as unknown as number,
+      notes: '',
+    });
     llm.script({ toolCalls: [{ name: 'emit_table_result', arguments: args }] });
-    const table = await collect(h.sb.agent.handle(quoteCommand('table', 'Quote table with a lid per box', { threadId })));
-    expect(replyOf(table)?.text).toContain('“Stainless lid, 0.8 mm”: no price was found, so it is left out of the totals.');
+    const table = await collect(
+      h.sb.agent.handle(quoteCommand('table', 'Quote table with a lid per box', { threadId })),
+    );
+    expect(replyOf(table)?.text).toContain(
+      '“Stainless lid, 0.8 mm”: no price was found, so it is left out of the totals.',
+    );
     const rows = tableOf(replyOf(table)).rows;
     expect(rows[1]).toEqual(['Stainless lid, 0.8 mm', '3', 'each', 'no price', '—', '']);
     expect(rows.at(-1)?.[4]).toBe(`$${cents(3 * best.price_per_uom + best.delivery_cost).toFixed(2)}`);
@@ -181,11 +252,16 @@ describe('PRICE without a previous calculation', () => {
     const threadId = nextThread();
     const events = await collect(h.sb.agent.handle(quoteCommand('price', '', { threadId })));
     expect(llm.requestsTo('/chat/completions')).toHaveLength(0);
-    expect(replyOf(events)?.text).toMatch(/^What should I price\? Tell me the material, grade, thickness, form and quantity/);
+    expect(replyOf(events)?.text).toMatch(
+      /^What should I price\? Tell me the material, grade, thickness, form and quantity/,
+    );
 
     // The answer runs PRICE with its tools.
     const offers = await boxOffers(h);
-    llm.script({ toolCalls: [pricingCall(0.9)] }, { toolCalls: [{ name: 'emit_price_result', arguments: priceArgs(offers) }] });
+    llm.script(
+      { toolCalls: [pricingCall(0.9)] },
+      { toolCalls: [{ name: 'emit_price_result', arguments: priceArgs(offers) }] },
+    );
     const answered = await collect(h.sb.agent.handle(message('3 sheets of 304, 0.9 mm, 1200 × 2400', { threadId })));
     const [first] = chatRequests();
     expect(first!.tools).toContain('get_pricing_for_material');
@@ -195,7 +271,9 @@ describe('PRICE without a previous calculation', () => {
 
   it('asks what to price when the model finds nothing to price "from the previous calculation"', async () => {
     const threadId = nextThread();
-    llm.script({ toolCalls: [{ name: 'emit_price_result', arguments: { normalized: null, candidates: [], questions: [] } }] });
+    llm.script({
+      toolCalls: [{ name: 'emit_price_result', arguments: { normalized: null, candidates: [], questions: [] } }],
+    });
     const events = await collect(h.sb.agent.handle(quoteCommand('price', PRICE_REQUEST, { threadId })));
     const [first] = chatRequests();
     expect(first!.system).toContain('There is no previous calculation in this thread.');
@@ -207,7 +285,17 @@ describe('PRICE without a previous calculation', () => {
 
     // Still in PRICE: the answer continues it.
     llm.reset();
-    llm.script({ text: 'Looking…' }, { toolCalls: [{ name: 'emit_price_result', arguments: { normalized: null, candidates: [], questions: ['Which thickness?'] } }] });
+    llm.script(
+      { text: 'Looking…' },
+      {
+        toolCalls: [
+          {
+            name: 'emit_price_result',
+            arguments: { normalized: null, candidates: [], questions: ['Which thickness?'] },
+          },
+        ],
+      },
+    );
     await collect(h.sb.agent.handle(message('304 sheet', { threadId })));
     expect(chatRequests()[0]!.tools).toContain('emit_price_result');
 
@@ -224,6 +312,8 @@ describe('PRICE without a previous calculation', () => {
   it('answers /quote with an unknown mode with the usage, without the model', async () => {
     const events = await collect(h.sb.agent.handle(quoteCommand('estimate', 'a box', { threadId: nextThread() })));
     expect(llm.requestsTo('/chat/completions')).toHaveLength(0);
-    expect(replyOf(events)?.text).toMatch(/^I don’t know the quote mode “estimate”\. Use `\/quote calc <what to make>`/);
+    expect(replyOf(events)?.text).toMatch(
+      /^I don’t know the quote mode “estimate”\. Use `\/quote calc <what to make>`/,
+    );
   });
 });

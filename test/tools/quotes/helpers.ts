@@ -21,7 +21,10 @@ export async function startQuoteHarness(llm: FakeOpenAI): Promise<Harness> {
 }
 
 export function quoteCommand(mode: string, request: string, over: Partial<IncomingMessage>): IncomingMessage {
-  return message(`/quote ${mode} ${request}`.trim(), { command: { name: 'quote', options: { mode, ...(request ? { request } : {}) } }, ...over });
+  return message(`/quote ${mode} ${request}`.trim(), {
+    command: { name: 'quote', options: { mode, ...(request ? { request } : {}) } },
+    ...over,
+  });
 }
 
 export function click(button: Button, over: Partial<IncomingMessage>): IncomingMessage {
@@ -86,7 +89,15 @@ export async function boxOffers(h: Harness) {
   const tenant = await h.sb.data.defaultTenant();
   const rows = await h.sb.data.call(
     'get_pricing_for_material',
-    { tenant_id: tenant.id, family: 'stainless', grade: '304', form: 'sheet', thickness_mm: 0.9, width_mm: 1200, length_mm: 2400 },
+    {
+      tenant_id: tenant.id,
+      family: 'stainless',
+      grade: '304',
+      form: 'sheet',
+      thickness_mm: 0.9,
+      width_mm: 1200,
+      length_mm: 2400,
+    },
     materialPriceRow,
   );
   return rows.filter((r) => r.code.includes('-2B-'));
@@ -96,7 +107,15 @@ type OfferRow = Awaited<ReturnType<typeof boxOffers>>[number];
 
 export function priceArgs(offers: OfferRow[], over: { price?: (o: OfferRow) => number } = {}) {
   return {
-    normalized: { family: 'stainless', grade: '304', thickness_mm: 0.8, form: 'sheet', sheet_size_mm: [1200, 2400], qty_uom: 'sheet', qty_required: 3 },
+    normalized: {
+      family: 'stainless',
+      grade: '304',
+      thickness_mm: 0.8,
+      form: 'sheet',
+      sheet_size_mm: [1200, 2400],
+      qty_uom: 'sheet',
+      qty_required: 3,
+    },
     candidates: offers.map((o) => ({
       supplier: o.supplier,
       sku: o.sku,
@@ -113,11 +132,23 @@ export function priceArgs(offers: OfferRow[], over: { price?: (o: OfferRow) => n
 export const cents = (n: number) => Math.round(n * 100) / 100;
 
 /** A TABLE result from the cheapest landed offer, with the model's own (correct) arithmetic. */
-export function tableArgs(best: OfferRow, over: { subtotal?: number; material?: number; grand?: number; markup?: number } = {}) {
+export function tableArgs(
+  best: OfferRow,
+  over: { subtotal?: number; material?: number; grand?: number; markup?: number } = {},
+) {
   const subtotal = cents(3 * best.price_per_uom);
   const markup = over.markup ?? 0;
   return {
-    rows: [{ item: '304 stainless 2B sheet, 0.9 mm, 1200 × 2400', qty: 3, uom: 'sheet', unit_cost: best.price_per_uom, subtotal: over.subtotal ?? subtotal, notes: `${best.supplier} ${best.sku}` }],
+    rows: [
+      {
+        item: '304 stainless 2B sheet, 0.9 mm, 1200 × 2400',
+        qty: 3,
+        uom: 'sheet',
+        unit_cost: best.price_per_uom,
+        subtotal: over.subtotal ?? subtotal,
+        notes: `${best.supplier} ${best.sku}`,
+      },
+    ],
     totals: {
       material: over.material ?? subtotal,
       labour: 0,
@@ -133,5 +164,7 @@ export function tableArgs(best: OfferRow, over: { subtotal?: number; material?: 
 
 /** The offer a buyer would pick: lowest price × 3 + delivery. */
 export function cheapest(offers: OfferRow[]): OfferRow {
-  return [...offers].sort((a, b) => a.price_per_uom * 3 + a.delivery_cost - (b.price_per_uom * 3 + b.delivery_cost))[0]!;
+  return [...offers].sort(
+    (a, b) => a.price_per_uom * 3 + a.delivery_cost - (b.price_per_uom * 3 + b.delivery_cost),
+  )[0]!;
 }

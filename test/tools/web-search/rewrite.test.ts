@@ -14,7 +14,12 @@ let llm: LlmClient;
 
 beforeAll(async () => {
   fake = await startFakeOpenAI();
-  const config = parseConfig({ OPENAI_API_KEY: 'sk-test-rewrite', OPENAI_BASE_URL: fake.url, OPENAI_MAX_RETRIES: '0', OPENAI_TIMEOUT_MS: '5000' });
+  const config = parseConfig({
+    OPENAI_API_KEY: 'sk-test-rewrite',
+    OPENAI_BASE_URL: fake.url,
+    OPENAI_MAX_RETRIES: '0',
+    OPENAI_TIMEOUT_MS: '5000',
+  });
   llm = createLlmClient(config, silentLogger());
 });
 afterAll(() => fake.close());
@@ -69,19 +74,32 @@ describe('query rewriting: the model call', () => {
 describe('query rewriting: the current year', () => {
   it('adds the injected clock’s year to latest / current / recent questions the model rewrote without one', async () => {
     fake.script({ text: 'latest React features' });
-    expect(await rewrite('What are the latest React features?')).toMatchObject({ query: 'latest React features 2031', yearAdded: true });
+    expect(await rewrite('What are the latest React features?')).toMatchObject({
+      query: 'latest React features 2031',
+      yearAdded: true,
+    });
     // The model is told the year too.
     expect(String(sentMessages(fake.lastRequest('/chat/completions')!.body)[0]?.content)).toContain('2031');
   });
 
   it('does not add it twice when the model already did, nor to questions about a given year', async () => {
     fake.script({ text: '"latest React features 2031"' }, { text: 'current EU VAT rates 2024' });
-    expect(await rewrite('What are the latest React features?')).toMatchObject({ query: 'latest React features 2031', yearAdded: false });
-    expect(await rewrite('What were the current EU VAT rates in 2024?')).toMatchObject({ query: 'current EU VAT rates 2024', yearAdded: false });
+    expect(await rewrite('What are the latest React features?')).toMatchObject({
+      query: 'latest React features 2031',
+      yearAdded: false,
+    });
+    expect(await rewrite('What were the current EU VAT rates in 2024?')).toMatchObject({
+      query: 'current EU VAT rates 2024',
+      yearAdded: false,
+    });
   });
 
   it('adds it to short temporal queries without a model call, and only to temporal ones', async () => {
-    expect(await rewrite('recent Node releases')).toMatchObject({ query: 'recent Node releases 2031', reason: 'short', yearAdded: true });
+    expect(await rewrite('recent Node releases')).toMatchObject({
+      query: 'recent Node releases 2031',
+      reason: 'short',
+      yearAdded: true,
+    });
     expect(await rewrite('currently trending repos')).toMatchObject({ query: 'currently trending repos 2031' });
     expect(await rewrite('Node releases')).toMatchObject({ query: 'Node releases', yearAdded: false });
     expect(fake.requests).toHaveLength(0);
@@ -107,7 +125,15 @@ describe('query rewriting: fallbacks', () => {
   it('asks REWRITE_MODEL when given, on the same endpoint', async () => {
     fake.script({ text: 'weather NYC' });
     const q = 'Can you please tell me what the weather is like in NYC?';
-    expect(await rewriteSearchQuery(q, { llm, now, signal: new AbortController().signal, timeoutMs: 2_000, model: 'gpt-fast-mini' })).toMatchObject({ query: 'weather NYC' });
+    expect(
+      await rewriteSearchQuery(q, {
+        llm,
+        now,
+        signal: new AbortController().signal,
+        timeoutMs: 2_000,
+        model: 'gpt-fast-mini',
+      }),
+    ).toMatchObject({ query: 'weather NYC' });
     expect(fake.lastRequest('/chat/completions')!.body.model).toBe('gpt-fast-mini');
   });
 

@@ -8,5 +8,7 @@ export default defineConfig({
     // Suites share one Postgres and one Redis; files run in parallel but use their own
     // schemas / key prefixes.
     pool: 'forks',
+    // The fake LLM is strict: every open fake is verified after each test.
+    setupFiles: ['test/helpers/strict-fakes.ts'],
   },
 });

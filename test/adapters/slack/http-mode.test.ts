@@ -193,7 +193,7 @@ describe('Slack over HTTP (Events API)', () => {
 
   it('answers exactly once: Slack retries and the app_mention + message twins of one post', async () => {
     const before = rig.deliveredCount();
-    rig.llm.script({ text: 'Only once.' }, { text: 'Only once, again.' });
+    rig.llm.script({ text: 'Only once.' }); // strict: a second answer would be a call past the script
     const post = mention('twice?', { client_msg_id: 'cmid-1' });
     const first = eventBody(post);
     await postEvent(rig.eventsUrl, first, sign());

@@ -74,6 +74,9 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body (`{}` for bodiless requests). */
   body: Record<string, unknown>;
+  /** When the request arrived and when its answer was over (performance.now()), to check timing. */
+  at: number;
+  endedAt?: number;
 }
 
 export interface FakeOpenAIOptions {
@@ -241,7 +244,14 @@ class FakeState {
       sendJson(res, 400, errorBody('We could not parse the JSON body of your request.', 'invalid_request_error'));
       return;
     }
-    const recorded: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body };
+    const recorded: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path,
+      headers: req.headers,
+      body,
+      at: performance.now(),
+    };
+    res.once('close', () => (recorded.endedAt = performance.now()));
     this.requests.push(recorded);
 
     const authProblem = this.checkAuth(req.headers.authorization);

@@ -303,7 +303,7 @@ describe('complete() against scripted answers', () => {
     const past = await failure(llm.complete(ask('c')));
     expect(past.message).not.toContain('(no scripted response)');
     expect(fake.requestsTo('/chat/completions')).toHaveLength(3);
-    expect(() => fake.verify()).toThrow(/1 chat call\(s\) past the script:\n  - last message "c"/);
+    expect(() => fake.verify()).toThrow(/1 chat call\(s\) past the script:\n {2}- last message "c"/);
     expect(() => fake.verify()).not.toThrow(); // verify() forgets what it reported
   });
 

@@ -4,6 +4,7 @@ import { ConfigError } from '../../config.js';
 import type { AdapterDeps, PlatformAdapter } from '../platform.js';
 import { apiBase, createDiscordClient, planShards } from './client.js';
 import { createActionStore } from './custom-id.js';
+import { guardGateway } from './gateway-guard.js';
 import { createHandlers } from './handlers.js';
 import { interactionsEndpoint, INTERACTIONS_PATH } from './http-interactions.js';
 
@@ -49,6 +50,7 @@ export function createDiscordAdapter(
   const log = sb.log.child({ adapter: 'discord' });
   const ttlMs = config.THREAD_TTL_DAYS * 86_400_000;
   const client = createDiscordClient(config);
+  guardGateway(client, log);
   const handlers = createHandlers({
     agent: sb.agent,
     kv: sb.kv,

@@ -16,6 +16,8 @@ export interface Serving {
    * SHUTDOWN_DRAIN_MS, then are handed back to the inbox (another replica replays them).
    */
   stop(): Promise<void>;
+  /** /readyz answers 503 from now on (a fatal error: the process is about to drain and exit). */
+  markNotReady(): void;
 }
 
 /**
@@ -34,7 +36,8 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     data: sb.data,
     health: () => ({ data: sb.data.kind, inbox: sb.inbox.kind, adapters: adapters.map((a) => a.name) }),
   });
-  mountOps(app, { data: sb.data, kv: sb.kv, inbox: sb.inbox, adapters, log });
+  let notReady = false;
+  mountOps(app, { data: sb.data, kv: sb.kv, inbox: sb.inbox, adapters, log, draining: () => notReady });
   const http = await startHttpServer(
     app,
     config.PORT,
@@ -58,7 +61,9 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     url: http.url,
     sb,
     adapters,
+    markNotReady: () => void (notReady = true),
     async stop() {
+      notReady = true;
       // No new requests or events; requests in flight (SSE answers) and running turns drain side by side.
       const requests = http.close(config.SHUTDOWN_DRAIN_MS);
       await Promise.allSettled(adapters.map((a) => a.stop()));

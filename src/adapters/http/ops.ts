@@ -15,6 +15,8 @@ export interface OpsDeps {
   log: Logger;
   /** How long one readiness check may take before it counts as down. */
   checkTimeoutMs?: number;
+  /** True once the process is stopping: /readyz answers 503 so a balancer stops sending work. */
+  draining?: () => boolean;
 }
 
 const anyRow = z.unknown();
@@ -34,6 +36,7 @@ export function mountOps(app: Hono, deps: OpsDeps): void {
   });
 
   app.get('/readyz', async (c) => {
+    if (deps.draining?.()) return c.json({ ok: false, checks: { shutdown: 'draining' } }, 503);
     const checks: Record<string, () => Promise<unknown>> = {
       // A real round trip (default_tenant is not cached like the tenant lookups).
       database: () => deps.data.call('default_tenant', {}, anyRow),

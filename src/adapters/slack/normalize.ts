@@ -15,6 +15,9 @@ export interface SlackContext {
   botId?: string;
 }
 
+/** The user id Slack gives Slackbot in every workspace. */
+const SLACKBOT_USER = 'USLACKBOT';
+
 /** Message subtypes that are still a person talking to us; every other subtype (edits, deletions, joins, bots) is not. */
 const USER_SUBTYPES = new Set(['thread_broadcast', 'file_share']);
 
@@ -66,6 +69,8 @@ export function normalizeMessageEvent(raw: unknown, ctx: SlackContext, eventId?:
   const e = parsed.data;
   if (e.subtype && !USER_SUBTYPES.has(e.subtype)) return { kind: 'ignore', reason: `subtype ${e.subtype}` };
   if (e.bot_id || !e.user) return { kind: 'ignore', reason: 'bot message' };
+  // Slackbot's own notices ("You have been removed from #…") come as a user, without bot_id.
+  if (e.user === SLACKBOT_USER) return { kind: 'ignore', reason: 'Slackbot message' };
   if (e.user === ctx.botUserId) return { kind: 'ignore', reason: 'own message' };
   const workspaceId = workspaceOf(ctx);
   const isDirect = e.channel_type === 'im' || (e.channel_type === undefined && e.channel.startsWith('D'));

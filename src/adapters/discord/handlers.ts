@@ -517,6 +517,9 @@ export function createHandlers(deps: HandlerDeps): Handlers {
           : { type: InteractionResponseType.DeferredMessageUpdate },
       );
     }
+    // Discord accepts only an autocomplete result here (type 8); our options offer no suggestions.
+    if (raw.type === InteractionType.ApplicationCommandAutocomplete)
+      return { type: InteractionResponseType.ApplicationCommandAutocompleteResult, data: { choices: [] } };
     return privately('This kind of interaction is not supported.');
   }
 

@@ -152,6 +152,18 @@ describe('the interactions endpoint', () => {
     expect(h.llm.requestsTo('/chat/completions')).toHaveLength(0);
   });
 
+  it('autocomplete gets an autocomplete result (type 8, no choices), the only answer Discord takes for it', async () => {
+    const payload = discord.commandPayload('ask', { question: 'wea' }) as unknown as {
+      type: number;
+      data: { options: { focused?: boolean }[] };
+    };
+    payload.type = 4;
+    payload.data.options[0]!.focused = true;
+    const res = await discord.overHttp(url, payload as unknown as Parameters<FakeDiscord['overHttp']>[1]);
+    expect(res).toMatchObject({ status: 200, body: { type: 8, data: { choices: [] } } });
+    expect(h.llm.requestsTo('/chat/completions')).toHaveLength(0);
+  });
+
   it('a payload of an unexpected shape is a 400, not a crash', async () => {
     const res = await discord.overHttp(url, { id: 'not-a-snowflake', type: 2 } as unknown as Parameters<
       FakeDiscord['overHttp']

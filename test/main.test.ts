@@ -221,6 +221,45 @@ describe('npm start', () => {
     }, 120_000);
   }
 
+  it('npm start passes SIGTERM on: the bot shuts down and frees its port (npm does not signal a shell’s child)', async () => {
+    const port = await freePort();
+    const child = spawn('npm', ['start', '--silent'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        OPENAI_API_KEY: 'sk-x',
+        OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
+        PORT: String(port),
+        PGLITE_MEMORY: '1',
+        LOG_LEVEL: 'info',
+      },
+      cwd: process.cwd(),
+    });
+    let out = '';
+    const listening = new Promise<void>((resolve) =>
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('Switchboard listening')) resolve();
+      }),
+    );
+    const exited = once(child, 'exit');
+    await listening;
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    child.kill('SIGTERM'); // npm's own pid, as `kill -TERM` of what `npm start` printed would
+    await exited;
+    // The bot itself stops: its port refuses connections within the drain window.
+    const until = Date.now() + 20_000;
+    let refused = false;
+    while (!refused && Date.now() < until) {
+      refused = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        () => false,
+        () => true,
+      );
+      if (!refused) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(refused).toBe(true);
+  }, 120_000);
+
   it('exits 2 naming PORT when the port is taken', async () => {
     const port = await freePort();
     const blocker = createServer().listen(port, '127.0.0.1');

@@ -131,6 +131,8 @@ export const configSchema = z
     SUPABASE_SERVICE_ROLE_KEY: optionalString,
     PGLITE_DIR: z.string().default('.data/pglite'),
     PGLITE_MEMORY: flag,
+    /** Postgres (DATABASE_URL): apply pending migrations at start-up, under an advisory lock (replicas wait in turn). */
+    MIGRATE_ON_START: flag,
     TENANT_MODE: z.enum(['open', 'strict']).default('open'),
     // Web search
     TAVILY_API_KEY: optionalString,

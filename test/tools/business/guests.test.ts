@@ -5,15 +5,18 @@
  * store (memory; Redis across two replicas when TEST_REDIS_URL is set).
  */
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../../../src/adapters/http/app.js';
 import type { IncomingMessage } from '../../../src/contract/turn.js';
 import type { AdminDataPort } from '../../../src/data/index.js';
 import type { Block } from '../../../src/reply/model.js';
+import { createRateLimits, rateLimitRedisOptions } from '../../../src/security/rate-limits.js';
 import { createBusinessTools } from '../../../src/tools/business/index.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
 import { noticeWithoutPostgres, openPgliteTestPort, openPostgresTestPort, testConfig } from '../../helpers/db.js';
-import { collect, message, replyOf, startHarness, type Harness } from '../../helpers/harness.js';
+import { captureLogs, collect, message, replyOf, startHarness, type Harness } from '../../helpers/harness.js';
+import { startTcpProxy } from '../../helpers/tcp-proxy.js';
 import { toolResults } from './fixtures.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
@@ -304,6 +307,34 @@ describe.skipIf(!REDIS_URL)('failed booking lookups on Redis', () => {
     } finally {
       await Promise.all(replicas.map((h) => h.close()));
       await port.close();
+    }
+  });
+});
+
+describe.skipIf(!REDIS_URL)('the failure count’s store away', () => {
+  it('fails closed: the lookup is refused (and logged), a failure that cannot be counted is logged', async () => {
+    const proxy = await startTcpProxy(Number(new URL(REDIS_URL!).port || 6379));
+    const redis = new Redis(proxy.url('redis'), { ...rateLimitRedisOptions, lazyConnect: true });
+    redis.on('error', () => undefined);
+    await redis.connect();
+    const { log, logs } = captureLogs();
+    const limits = createRateLimits({ log, redis, prefix: `test:rl:${randomUUID()}` });
+    const failures = limits.failures({ tenantId: 't', platform: 'http', userId: `u-${randomUUID()}` });
+    try {
+      await failures.record('booking_lookup');
+      expect(await failures.check('booking_lookup')).toEqual({ ok: true });
+      await proxy.down();
+      expect(await failures.check('booking_lookup')).toEqual({ ok: false, reason: 'unavailable' });
+      await failures.record('booking_lookup');
+      expect(logs.lines.map((l) => [l.level, l.msg])).toEqual(
+        expect.arrayContaining([
+          [50, 'rate limit store unavailable: failure limit not checked, the attempt is refused'],
+          [50, 'rate limit store unavailable: a failure was not counted'],
+        ]),
+      );
+    } finally {
+      redis.disconnect();
+      await proxy.close();
     }
   });
 });

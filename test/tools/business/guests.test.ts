@@ -128,6 +128,8 @@ describe.each(transports)('booking lookups by guests and members ($name)', ({ op
       expect(fields).not.toHaveProperty('Notes');
       for (const secret of PRIVATE) expect(JSON.stringify({ result, reply }), secret).not.toContain(secret);
     }
+    // The guest's own second fact reaches no log line either.
+    expect(h.logs.text()).not.toContain('0061412345678');
     // The email on the booking works too, whatever its case and spaces.
     const byEmail = await lookup(
       'get_booking_by_id',

@@ -93,6 +93,8 @@ export const configSchema = z
     BUSINESS_TURN_BUDGET_MS: int(1_000, 50, 120_000),
     /** Business tool calls per turn; more are refused with an error the model can act on. */
     BUSINESS_MAX_CALLS: int(2, 1, 20),
+    /** Failed booking lookups (no booking, or a wrong phone/email) one user may make per hour; then lookups pause (0: off). */
+    BOOKING_LOOKUP_FAILURES_PER_HOUR: int(5, 0, 10_000),
     // Limits
     /** Messages one user may send per minute; over it they get one notice and no answers (0: off). */
     USER_MESSAGES_PER_MINUTE: int(20, 0, 10_000),

@@ -163,7 +163,21 @@ export function createAgent(deps: AgentDeps): Agent {
               ...trimCounted(state.history, config.HISTORY_MAX_TOKENS, state.historyTokens).messages,
               { role: 'user', content: text },
             ],
-            ctx: { tenant, state, data: tenantData, log: turnLog, message, llm, now },
+            ctx: {
+              tenant,
+              state,
+              data: tenantData,
+              log: turnLog,
+              message,
+              llm,
+              now,
+              // Bound to the turn's user here: a tool counts failures for this user only.
+              failures: rateLimits.failures({
+                tenantId: tenant.id,
+                platform: message.platform,
+                userId: message.userId,
+              }),
+            },
             rateLimits,
             limits: {
               maxSteps: m?.maxSteps ?? config.AGENT_MAX_STEPS,

@@ -67,6 +67,8 @@ export const READ_FUNCTIONS = {
   get_working_hours: { tenant_id: 'uuid', business_id: 'uuid?' },
   get_latest_booking: { tenant_id: 'uuid', customer_phone: 'text', business_id: 'uuid?', limit: 'integer?' },
   get_booking_by_id: { tenant_id: 'uuid', booking_id: 'text' },
+  // A guest's lookup: the booking only when its phone or email matches too, without email or notes.
+  get_booking_for_guest: { tenant_id: 'uuid', booking_id: 'text', customer_phone: 'text?', customer_email: 'text?' },
   get_policies: { tenant_id: 'uuid', topic: 'text?', business_id: 'uuid?' },
   get_faqs: { tenant_id: 'uuid', topic: 'text?', business_id: 'uuid?', limit: 'integer?' },
   get_availability: {

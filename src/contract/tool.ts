@@ -17,8 +17,31 @@ export interface OfferContext {
   log: Logger;
 }
 
+/** Attempts whose failures a user may make only so many of in a window (BOOKING_LOOKUP_FAILURES_PER_HOUR). */
+export type FailureKind = 'booking_lookup';
+
+export type FailureDecision =
+  | { ok: true }
+  /** Past the limit: `resetAt` (ISO) is when the oldest counted failure leaves the window. */
+  | { ok: false; reason: 'limited'; limit: number; resetAt: string; windowSeconds: number }
+  /** The store cannot be reached: treated as limited (fail closed). */
+  | { ok: false; reason: 'unavailable' };
+
+/**
+ * The turn's user's failed attempts, bound by the agent to the user of the trusted turn (a
+ * tool cannot name another user), kept in the rate-limit store (Redis when configured).
+ */
+export interface UserFailures {
+  /** Whether the user may try again (not past the limit of `kind` failures in its window). */
+  check(kind: FailureKind): Promise<FailureDecision>;
+  /** Counts one failure of `kind`. */
+  record(kind: FailureKind): Promise<void>;
+}
+
 export interface ToolContext extends OfferContext {
+  /** The trusted turn: who asks (`message.role`: guest or member) comes from the platform, never from the model. */
   message: IncomingMessage;
+  failures: UserFailures;
   llm: LlmClient;
   signal: AbortSignal;
   now: () => Date;

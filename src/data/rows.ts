@@ -311,6 +311,7 @@ export const ROW_SCHEMAS = {
   get_working_hours: workingHoursRow,
   get_latest_booking: bookingRow,
   get_booking_by_id: bookingRow,
+  get_booking_for_guest: bookingRow,
   get_policies: policyRow,
   get_faqs: faqRow,
   get_availability: availabilityRow,

@@ -264,6 +264,24 @@ export function defineIsolationTests(getPort: () => AdminDataPort): void {
             rows.bookingRow,
           )),
         ],
+        // B's reference and B's customer's phone and email: still nothing of B for A.
+        get_booking_for_guest: async () => [
+          ...(await port.call(
+            'get_booking_for_guest',
+            { tenant_id: A, booking_id: 'B-1', customer_phone: '+61 499 000 111' },
+            rows.bookingRow,
+          )),
+          ...(await port.call(
+            'get_booking_for_guest',
+            { tenant_id: A, booking_id: 'B-2', customer_phone: '+61 412 345 678' },
+            rows.bookingRow,
+          )),
+          ...(await port.call(
+            'get_booking_for_guest',
+            { tenant_id: A, booking_id: secrets.at(-1) ?? '', customer_phone: '0499 000 111' },
+            rows.bookingRow,
+          )),
+        ],
         get_policies: async () => [
           ...(await port.call('get_policies', { tenant_id: A, topic: 'cancellation' }, rows.policyRow)),
           ...(await port.call('get_policies', { tenant_id: A, business_id: b.businessId }, rows.policyRow)),

@@ -300,6 +300,46 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
         ).toEqual([]);
       });
 
+      it('finds a booking for a guest only with its phone or email too, without email, notes or the full phone', async () => {
+        const guest = (args: { customer_phone?: string; customer_email?: string }, booking_id = 'HP-1100') =>
+          port.call('get_booking_for_guest', { tenant_id: t(), booking_id, ...args }, rows.bookingRow);
+        // Sarah's number is stored as '0412 345 678'.
+        for (const phone of ['0412 345 678', '+61 412 345 678', '+61 (0)412-345-678', '0061412345678', '412345678']) {
+          const [found] = await guest({ customer_phone: phone });
+          expect(found, phone).toMatchObject({
+            reference: 'HP-1100',
+            customer_name: 'Sarah Mitchell',
+            customer_phone: '678',
+            customer_email: null,
+            customer_notes: null,
+          });
+        }
+        for (const email of ['sarah.mitchell@example.com', '  Sarah.Mitchell@EXAMPLE.com ']) {
+          expect((await guest({ customer_email: email }))[0]?.reference, email).toBe('HP-1100');
+        }
+        // A wrong or partial second fact, or none, finds nothing, as a reference that does not exist does.
+        for (const args of [
+          { customer_phone: '0412 345 679' },
+          { customer_phone: '345 678' },
+          { customer_phone: '+1 412 345 678 9' },
+          { customer_email: 'sarah@example.com' },
+          { customer_email: '' },
+          {},
+        ]) {
+          expect(await guest(args), JSON.stringify(args)).toEqual([]);
+        }
+        expect(await guest({ customer_phone: '0412 345 678' }, 'HP-9999')).toEqual([]);
+        // James's booking (stored as '+61 423 118 904'): found with his number written locally, not with Sarah's.
+        const [james] = await port.call(
+          'get_latest_booking',
+          { tenant_id: t(), customer_phone: '+61 423 118 904' },
+          rows.bookingRow,
+        );
+        expect(james?.customer_name).toBe('James Nguyen');
+        expect((await guest({ customer_phone: '0423 118 904' }, james?.reference))[0]?.customer_phone).toBe('904');
+        expect(await guest({ customer_phone: '0412 345 678' }, james?.reference)).toEqual([]);
+      });
+
       it('answers policies and FAQs by topic', async () => {
         for (const topic of ['cancellation', 'reschedule', 'late arrival', 'Late-Arrival', 'deposits', 'refunds']) {
           const found = await port.call('get_policies', { tenant_id: t(), topic }, rows.policyRow);

@@ -35,8 +35,12 @@ interface Pacing {
 interface Ending {
   /** Defaults to `tool_calls` when there are tool calls, else `stop`. */
   finishReason?: string;
-  /** Defaults to a rough estimate (4 characters a token). */
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  /**
+   * Defaults to a rough estimate (4 characters a token). Any other field (`prompt_tokens_details`,
+   * `completion_tokens_details`, DeepSeek's `prompt_cache_hit_tokens`, a `total_tokens` of its own…)
+   * is sent as given in the final usage chunk.
+   */
+  usage?: { prompt_tokens: number; completion_tokens: number; [detail: string]: unknown };
 }
 
 export type FakeTextResponse = { text: string; toolCalls?: undefined } & Pacing & Ending;
@@ -326,7 +330,7 @@ function usageFor(response: Ending & { text?: string; toolCalls?: FakeToolCall[]
   const completion =
     response.usage?.completion_tokens ??
     estimateTokens((response.text ?? '') + JSON.stringify(response.toolCalls ?? []));
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  return { total_tokens: prompt + completion, ...response.usage, prompt_tokens: prompt, completion_tokens: completion };
 }
 
 function estimateTokens(text: string): number {

@@ -112,6 +112,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       else res.destroy();
     });
   });
+  // Longer than any client's idle keep-alive (undici: 4 s), so the client always drops an idle
+  // socket first. With Node's 5 s default, a test pausing about 5 s on a busy machine had its next
+  // request sent on a socket the server was closing: ECONNRESET, "can't reach the model".
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 

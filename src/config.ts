@@ -47,7 +47,9 @@ const optionalUsd = z
   .trim()
   .optional()
   .transform((v) => (v === undefined || v === '' ? undefined : Number(v)))
-  .pipe(z.number({ error: 'expected an amount in USD, e.g. 25 or 12.50' }).positive('must be greater than 0').optional());
+  .pipe(
+    z.number({ error: 'expected an amount in USD, e.g. 25 or 12.50' }).positive('must be greater than 0').optional(),
+  );
 
 /** USD per 1M tokens; `cachedInput` defaults to `input`. */
 const modelPrice = z.strictObject({

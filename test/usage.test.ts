@@ -207,7 +207,12 @@ function scriptDetailedTurn() {
     },
     {
       text: 'Rainy.',
-      usage: { prompt_tokens: 1_200, completion_tokens: 30, prompt_cache_hit_tokens: 1_000, prompt_cache_miss_tokens: 200 },
+      usage: {
+        prompt_tokens: 1_200,
+        completion_tokens: 30,
+        prompt_cache_hit_tokens: 1_000,
+        prompt_cache_miss_tokens: 200,
+      },
     },
   );
 }

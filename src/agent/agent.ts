@@ -24,13 +24,7 @@ import type {
 } from '../contract/extension.js';
 import { systemPrompt } from './prompts.js';
 import { threadKey, type ThreadState } from '../contract/thread-state.js';
-import {
-  UserFacingError,
-  type IncomingMessage,
-  type TurnEvent,
-  type TurnFlag,
-  type Usage,
-} from '../contract/turn.js';
+import { UserFacingError, type IncomingMessage, type TurnEvent, type TurnFlag, type Usage } from '../contract/turn.js';
 
 export interface ThreadStoreLike {
   load(key: string): Promise<ThreadState>;

@@ -1,7 +1,9 @@
 /**
- * The token ledger and budgets: one row per turn with the usage the LLM reported, totals over
- * HTTP (`GET /api/usage`) and in `npm run usage`, and budgets refusing a turn with the reset
- * time while other users go on; on PGlite and on the real Postgres.
+ * The token ledger and budgets: one row per turn with the usage the LLM reported (cached and
+ * reasoning tokens included) and its cost at the bundled catalogue's price or MODEL_PRICES,
+ * totals over HTTP (`GET /api/usage`) and in `npm run usage`, and budgets (tokens and USD)
+ * refusing a turn with the reset time while other users go on; on PGlite and on the real
+ * Postgres (cost also through the Supabase transport).
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -358,6 +360,34 @@ describe.each(costStores)('cost in the ledger on %s', (_name, open) => {
       expect((await ledgerRow(thread)).cost).toBeCloseTo(expected, 9);
       expect(await usageOf(h, thread)).toMatchObject({ costUsd: expect.closeTo(expected, 9) });
       expect(h.sb.config.HISTORY_MAX_TOKENS).toBe(900);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('sends the history a model’s context window allows when HISTORY_MAX_TOKENS is unset (MODEL_PRICES names the window)', async () => {
+    // An 8k window: 5% is under the 2,000-token floor, so the history keeps about 2,000 tokens.
+    const prices = { 'house-llama': { input: 0, output: 0, contextWindow: 8_192 } };
+    const h = await startHarness({
+      llm,
+      tools: testTools,
+      data,
+      env: { OPENAI_MODEL: 'house-llama', MODEL_PRICES: JSON.stringify(prices) },
+    });
+    try {
+      expect(h.sb.config.HISTORY_MAX_TOKENS).toBe(2_000);
+      const thread = `window-${Date.now()}`;
+      // Two messages of about 1,500 tokens each: both fit in 6,000, only the newer in 2,000.
+      const long = (tag: string) => `${tag} ${'lorem ipsum dolor sit amet '.repeat(270)}`;
+      for (const tag of ['FIRST', 'SECOND', 'THIRD']) {
+        llm.script({ text: 'Noted.', usage: { prompt_tokens: 10, completion_tokens: 1 } });
+        await collect(h.sb.agent.handle(message(tag === 'THIRD' ? 'THIRD' : long(tag), { threadId: thread })));
+      }
+      const third = JSON.stringify(llm.requestsTo('/chat/completions').at(-1)!.body);
+      expect(third).toContain('SECOND lorem');
+      expect(third).not.toContain('FIRST lorem');
+      // Free at zero prices: a cost of 0, not an unknown one.
+      expect(await usageOf(h, thread)).toMatchObject({ costUsd: 0, unpricedTurns: 0, turns: 3 });
     } finally {
       await h.close();
     }

@@ -1,6 +1,7 @@
 import { createAgent, type Agent } from './agent/agent.js';
 import { type AgentExtension } from './contract/extension.js';
 import { createLlmClient } from './provider/openai.js';
+import { createModelPricing, defaultHistoryMaxTokens } from './provider/pricing.js';
 import type { LlmClient } from './contract/llm.js';
 import { createThreadLock } from './agent/thread-lock.js';
 import { createThreadStore } from './agent/thread-store.js';
@@ -42,11 +43,18 @@ export interface SwitchboardOptions {
 
 /** The composition root: config → data → state → tools → agent. Adapters are started by the caller. */
 export async function createSwitchboard(
-  config: Config,
+  given: Config,
   log: Logger,
   opts: SwitchboardOptions = {},
 ): Promise<Switchboard> {
-  const llm = instrumentLlm(opts.llm ?? createLlmClient(config, log));
+  const llm = instrumentLlm(opts.llm ?? createLlmClient(given, log));
+  const pricing = createModelPricing(given, log);
+  // An explicit HISTORY_MAX_TOKENS wins; else it follows the model's context window (see pricing.ts).
+  const contextWindow = pricing.contextWindow(llm.model);
+  const config: Config = {
+    ...given,
+    HISTORY_MAX_TOKENS: given.HISTORY_MAX_TOKENS ?? defaultHistoryMaxTokens(contextWindow),
+  };
   const data =
     opts.data ??
     (await createDataPort(config, log, { embed: (texts: string[], signal?: AbortSignal) => llm.embed(texts, signal) }));
@@ -69,6 +77,7 @@ export async function createSwitchboard(
       now: opts.now,
       extensions: [...toolSet.extensions, ...(opts.extensions ?? [])],
       rateLimits: limits.limits,
+      pricing,
     }),
     { data, config },
   );
@@ -78,6 +87,9 @@ export async function createSwitchboard(
       vectors: data.vectorsAvailable,
       state: config.REDIS_URL ? 'redis' : 'memory',
       tools: registry.tools.map((t) => t.name),
+      model: llm.model,
+      prices: pricing.source(llm.model) ?? 'unknown',
+      historyMaxTokens: config.HISTORY_MAX_TOKENS,
     },
     'switchboard ready',
   );

@@ -41,6 +41,45 @@ const optionalPositiveInt = z
       .positive('must be greater than 0')
       .optional(),
   );
+/** A positive amount of US dollars, e.g. `25` or `12.50` (empty means unset). */
+const optionalUsd = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? undefined : Number(v)))
+  .pipe(
+    z.number({ error: 'expected an amount in USD, e.g. 25 or 12.50' }).positive('must be greater than 0').optional(),
+  );
+
+/** USD per 1M tokens; `cachedInput` defaults to `input`. */
+const modelPrice = z.strictObject({
+  input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  cachedInput: z.number().nonnegative().optional(),
+  /** The model's context window in tokens (sets HISTORY_MAX_TOKENS' default like the catalogue's). */
+  contextWindow: z.number().int().positive().optional(),
+});
+export type ModelPrice = z.infer<typeof modelPrice>;
+/** `MODEL_PRICES`: {"<model>": {"input": 0.2, "output": 0.6, "cachedInput": 0.05}}, by the model name as configured. */
+const modelPrices = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v === '') return {};
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.record(z.string().min(1), modelPrice, {
+      error: 'expected {"<model>": {"input": <USD per 1M>, "output": <USD per 1M>, "cachedInput"?: <USD per 1M>}}',
+    }),
+  );
+
 const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
   .optional()
@@ -80,12 +119,25 @@ export const configSchema = z
     AGENT_MAX_TOOL_CALLS: int(3, 1, 50),
     TOOL_TIMEOUT_MS: int(10_000, 100),
     TURN_TIMEOUT_MS: int(120_000, 1_000),
-    HISTORY_MAX_TOKENS: int(6_000, 200),
+    /**
+     * Token budget of the thread history sent to the model. Unset: 5% of the model's context
+     * window when the price catalogue (or MODEL_PRICES) knows it, between 2,000 and 32,000; else 6,000.
+     */
+    HISTORY_MAX_TOKENS: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v === undefined || v === '' ? undefined : Number(v)))
+      .pipe(z.number({ error: 'expected a whole number' }).int('expected a whole number').min(200).optional()),
     THREAD_TTL_DAYS: int(30, 1),
     /** Tokens (prompt + completion) one user may use per UTC day; unset = unlimited. */
     TOKEN_BUDGET_PER_USER_DAILY: optionalPositiveInt,
     /** Tokens one tenant may use per UTC month; unset = unlimited. */
     TOKEN_BUDGET_PER_TENANT_MONTHLY: optionalPositiveInt,
+    /** USD one tenant may spend per UTC month (from the ledger's costs); unset = unlimited. */
+    BUDGET_USD_PER_TENANT_MONTHLY: optionalUsd,
+    /** Prices for models the bundled catalogue lacks or prices differently (self-hosted: 0). */
+    MODEL_PRICES: modelPrices,
     // Business lookups (seed 004's router limits)
     /** One business lookup gives up after this long (the seed: 200–400 ms). */
     BUSINESS_TOOL_TIMEOUT_MS: int(400, 50, 60_000),

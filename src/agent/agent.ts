@@ -10,7 +10,7 @@ import { clean } from '../security/sanitize.js';
 import type { ToolRegistry } from './registry.js';
 import { createEventChannel } from './event-channel.js';
 import { trimCounted } from './history.js';
-import { LlmError, type LlmClient } from '../contract/llm.js';
+import { LlmError, type LlmClient, type ModelPricing } from '../contract/llm.js';
 import { linkedSignal } from './linked-signal.js';
 import { ThreadLockTimeoutError } from './thread-lock.js';
 import { runLoop } from './loop.js';
@@ -24,7 +24,7 @@ import type {
 } from '../contract/extension.js';
 import { systemPrompt } from './prompts.js';
 import { threadKey, type ThreadState } from '../contract/thread-state.js';
-import { UserFacingError, type IncomingMessage, type TurnEvent, type TurnFlag } from '../contract/turn.js';
+import { UserFacingError, type IncomingMessage, type TurnEvent, type TurnFlag, type Usage } from '../contract/turn.js';
 
 export interface ThreadStoreLike {
   load(key: string): Promise<ThreadState>;
@@ -56,6 +56,8 @@ export interface AgentDeps {
   extensions?: AgentExtension[];
   /** Tool and message rate limits (default: in memory, seed 001's numbers, 20 messages a minute). */
   rateLimits?: RateLimits;
+  /** Prices each turn for the ledger (default: none, every turn's cost is null). */
+  pricing?: ModelPricing;
 }
 
 export interface Agent {
@@ -67,6 +69,8 @@ const MAX_TOOL_ERRORS = 3;
 
 export function createAgent(deps: AgentDeps): Agent {
   const { config, llm, registry, data, store, lock, log } = deps;
+  /** Set from the model's context window by the composition root when the setting is unset. */
+  const historyMax = config.HISTORY_MAX_TOKENS ?? 6_000;
   const now = deps.now ?? (() => new Date());
   const ext = mergeExtensions(deps.extensions ?? []);
   ext.commands.ask ??= async (options) => ({ message: options.question ?? options.text ?? '' });
@@ -75,13 +79,14 @@ export function createAgent(deps: AgentDeps): Agent {
   const rateLimits = deps.rateLimits ?? createRateLimits({ log });
 
   /** The token ledger's row for a turn that used the LLM; a failed write never fails the turn. */
-  async function recordUsage(
-    message: IncomingMessage,
-    tenant: Tenant,
-    usage: { promptTokens: number; completionTokens: number },
-    toolCalls: number,
-  ): Promise<void> {
+  async function recordUsage(message: IncomingMessage, tenant: Tenant, usage: Usage, toolCalls: number): Promise<void> {
     if (usage.promptTokens + usage.completionTokens === 0) return;
+    let costUsd: number | null = null;
+    try {
+      costUsd = deps.pricing?.cost(llm.model, usage) ?? null;
+    } catch (err) {
+      log.warn({ err, model: llm.model }, 'could not price a turn; its ledger row has no cost');
+    }
     await data
       .recordUsage({
         tenantId: tenant.id,
@@ -92,6 +97,9 @@ export function createAgent(deps: AgentDeps): Agent {
         model: llm.model,
         promptTokens: usage.promptTokens,
         completionTokens: usage.completionTokens,
+        cachedPromptTokens: usage.cachedPromptTokens ?? 0,
+        reasoningTokens: usage.reasoningTokens ?? 0,
+        costUsd,
         toolCalls,
       })
       .catch((err: unknown) => log.warn({ err, tenant: tenant.id }, 'could not write the token ledger row for a turn'));
@@ -160,7 +168,7 @@ export function createAgent(deps: AgentDeps): Agent {
             registry,
             messages: [
               { role: 'system', content: m ? m.system(scope) : systemPrompt(tenant, message, now()) },
-              ...trimCounted(state.history, config.HISTORY_MAX_TOKENS, state.historyTokens).messages,
+              ...trimCounted(state.history, historyMax, state.historyTokens).messages,
               { role: 'user', content: text },
             ],
             ctx: {
@@ -210,7 +218,7 @@ export function createAgent(deps: AgentDeps): Agent {
         await mode?.after?.(result, scope);
         const kept = trimCounted(
           [...state.history, { role: 'user', content: text }, ...result.added],
-          config.HISTORY_MAX_TOKENS,
+          historyMax,
           state.historyTokens,
         );
         state.history = kept.messages;

@@ -45,7 +45,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   const { llm, registry, limits, emit, log } = input;
   const messages = [...input.messages];
   const firstAdded = messages.length;
-  const usage: Usage = { promptTokens: 0, completionTokens: 0 };
+  const usage: Usage = { promptTokens: 0, completionTokens: 0, cachedPromptTokens: 0, reasoningTokens: 0 };
   const toolCalls: ToolCallRecord[] = [];
   const blocksByKey = new Map<string, Block[]>();
   const data: Record<string, unknown> = {};
@@ -78,8 +78,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
         emit({ type: 'reasoning_status', text: 'Reasoning…' });
       },
     });
-    usage.promptTokens += completion.usage?.promptTokens ?? 0;
-    usage.completionTokens += completion.usage?.completionTokens ?? 0;
+    addUsage(usage, completion.usage);
     log.info(
       {
         step,
@@ -189,10 +188,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
         toolErrors++;
         return;
       }
-      if (run.output.usage) {
-        usage.promptTokens += run.output.usage.promptTokens;
-        usage.completionTokens += run.output.usage.completionTokens;
-      }
+      addUsage(usage, run.output.usage);
       if (run.output.blocks) blocksByKey.set(run.output.blocksKey ?? call.name, run.output.blocks);
       Object.assign(data, run.output.data);
       if (lastToolbox.get(call.name)?.tool.terminal && !terminal) {
@@ -243,4 +239,13 @@ function withoutReasoning(message: ChatMessage): ChatMessage {
 function firstLine(text: string): string {
   const line = text.split('\n', 1)[0] ?? '';
   return line.length > 140 ? `${line.slice(0, 139)}…` : line;
+}
+
+/** Adds one step's (or a tool's) usage to the turn's. */
+function addUsage(total: Usage, step: Usage | undefined): void {
+  if (!step) return;
+  total.promptTokens += step.promptTokens;
+  total.completionTokens += step.completionTokens;
+  total.cachedPromptTokens = (total.cachedPromptTokens ?? 0) + (step.cachedPromptTokens ?? 0);
+  total.reasoningTokens = (total.reasoningTokens ?? 0) + (step.reasoningTokens ?? 0);
 }

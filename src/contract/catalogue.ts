@@ -114,6 +114,9 @@ export const ADMIN_FUNCTIONS = {
     prompt_tokens: 'integer',
     completion_tokens: 'integer',
     tool_calls: 'integer',
+    cached_prompt_tokens: 'integer?',
+    reasoning_tokens: 'integer?',
+    cost_usd: 'double precision?',
   },
   // Several turns' rows at once (see src/data/ledger-writer.ts): a JSON array of record_turn_usage's arguments.
   record_turn_usages: { rows: 'jsonb' },

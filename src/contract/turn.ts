@@ -31,8 +31,14 @@ export interface IncomingMessage {
 }
 
 export interface Usage {
+  /** Every prompt token, cached or not. */
   promptTokens: number;
+  /** Every completion token, reasoning included. */
   completionTokens: number;
+  /** Prompt tokens the provider served from its prompt cache (billed at a lower rate); part of `promptTokens`. */
+  cachedPromptTokens?: number;
+  /** Tokens the model spent reasoning; part of `completionTokens`. */
+  reasoningTokens?: number;
 }
 
 export interface ToolCallRecord {

@@ -251,14 +251,18 @@ export const deletedRow = z.object({ id: uuid });
 /** One group of aggregate_campaigns: its value (null: none), its count, and the totals of the whole result. */
 export const aggregationRow = z.object({ value: z.string().nullable(), campaigns: count, total: count, groups: count });
 export type AggregationRow = z.infer<typeof aggregationRow>;
-export const usageTotalsRow = z.object({ prompt_tokens: count, completion_tokens: count, turns: count });
-export const usageByDayRow = z.object({
-  tenant: z.string(),
-  day: z.string(),
+/** A sum of USD (Postgres `numeric`, which the drivers hand over as a string). */
+const usd = z.coerce.number().nonnegative();
+export const usageTotalsRow = z.object({
   prompt_tokens: count,
   completion_tokens: count,
   turns: count,
+  cached_prompt_tokens: count,
+  reasoning_tokens: count,
+  cost_usd: usd,
+  unpriced_turns: count,
 });
+export const usageByDayRow = usageTotalsRow.extend({ tenant: z.string(), day: z.string() });
 
 export const savedInstallationRow = z.object({
   installation_key: text,

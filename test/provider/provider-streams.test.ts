@@ -29,7 +29,9 @@ const RECORDINGS = {
     text: '',
     reasoning: /^The user is asking for the weather in San Francisco/,
     call: { name: 'weather', args: { location: 'San Francisco' } },
-    usage: { promptTokens: 339, completionTokens: 83 },
+    // DeepSeek counts reasoning inside completion_tokens (total = prompt + completion) and the
+    // prompt cache's hits as prompt_tokens_details.cached_tokens and prompt_cache_hit_tokens.
+    usage: { promptTokens: 339, completionTokens: 83, cachedPromptTokens: 320, reasoningTokens: 39 },
     echo: 'reasoning_content',
   },
   'xai-tool-call': {
@@ -37,7 +39,9 @@ const RECORDINGS = {
     text: '',
     reasoning: /^First, the user is$/,
     call: { name: 'weather', args: { location: 'San Francisco' } },
-    usage: { promptTokens: 291, completionTokens: 26 },
+    // xAI leaves reasoning out of completion_tokens (26) but bills it as output: total_tokens (513)
+    // is prompt + completion + reasoning (196), so the completion count becomes 26 + 196.
+    usage: { promptTokens: 291, completionTokens: 222, cachedPromptTokens: 290, reasoningTokens: 196 },
     echo: 'reasoning_content',
   },
   'alibaba-tool-call': {

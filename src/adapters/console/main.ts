@@ -1,20 +1,39 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { createSwitchboard } from '../../app.js';
 import { loadConfigForStartup } from '../../config.js';
 import { createLogger } from '../../logger.js';
 import { createConsoleSession } from './session.js';
+import { PLAIN_STYLE, TTY_STYLE } from './terminal-markdown.js';
 
-/** `npm run chat`: an interactive terminal chat in one thread. Logs go to stderr at warn. */
+const LOG_FILE = '.data/console.log';
+
+/**
+ * `npm run chat`: an interactive terminal chat in one thread. Logs (warn and up, or LOG_LEVEL) go
+ * to .data/console.log when the chat is on a terminal, so no log line lands inside the chat text;
+ * to stderr when stdout is a pipe or a file.
+ */
 async function main(): Promise<void> {
   const config = loadConfigForStartup();
-  const log = createLogger(process.env.LOG_LEVEL ? config.LOG_LEVEL : 'warn', process.stderr);
+  const tty = process.stdout.isTTY === true;
+  let logStream: NodeJS.WritableStream = process.stderr;
+  if (tty) {
+    await mkdir(dirname(LOG_FILE), { recursive: true });
+    logStream = createWriteStream(LOG_FILE, { flags: 'a' });
+  }
+  const log = createLogger(process.env.LOG_LEVEL ? config.LOG_LEVEL : 'warn', logStream);
   const sb = await createSwitchboard(config, log);
   const session = createConsoleSession(
     sb.agent,
     { write: (t) => process.stdout.write(t) },
-    { filesDir: '.data/files' },
+    { filesDir: '.data/files', style: tty ? TTY_STYLE : PLAIN_STYLE },
   );
-  console.log(`Switchboard console (${sb.data.kind} data, model ${config.OPENAI_MODEL}). Ctrl-D to quit.`);
+  console.log(
+    `Switchboard console (${sb.data.kind} data, model ${config.OPENAI_MODEL}). Ctrl-D to quit.` +
+      (tty ? ` Warnings are logged to ${LOG_FILE}.` : ''),
+  );
 
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
   rl.setPrompt('you › ');

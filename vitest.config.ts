@@ -8,5 +8,7 @@ export default defineConfig({
     // Suites share one Postgres and one Redis; files run in parallel but use their own
     // schemas / key prefixes.
     pool: 'forks',
+    // A Redis database of the run's own, emptied at the end (test/global-setup.ts).
+    globalSetup: ['test/global-setup.ts'],
   },
 });

@@ -29,6 +29,7 @@ const target = (threadTs: string) => ({
   userId: 'U0HUMAN1',
   userTeamId: 'T0FAKETEAM',
   status: true,
+  audience: { people: new Set(['U0HUMAN1']), unfurlDomains: [] },
 });
 
 async function* events(list: TurnEvent[], thenHang = false): AsyncIterable<TurnEvent> {

@@ -218,7 +218,7 @@ export class TurnWriter {
   // ── streaming ───────────────────────────────────────────────────────────────────────────
 
   /**
-   * One append carrying `args`, whose markdown is the pending text. On failure the turn falls
+   * One append carrying `args`, whose markdown is the head of the pending text. On failure the turn falls
    * back to post + update, unless the thread is unwritable.
    */
   private async streamAppend(args: { markdown_text?: string; chunks?: types.AnyChunk[] }): Promise<void> {

@@ -28,8 +28,8 @@ const MENTION = /<(@[UWB][A-Z0-9]+|![a-z]+(?:\^[^>|\n]*)?)(?:\|([^>\n]*))?>/gi;
 /** Links as Slack markup, markdown, or bare; one pass, so a rewritten link is not read again. */
 const LINK =
   /<(https?:[^>|\s]+)(?:\|([^>\n]*))?>|\[([^\]\n]*)\]\((https?:[^)\s]+)(?:\s+"[^"]*")?\)|(https?:\/\/[^\s<>|()[\]`"']+)/gi;
-/** Code spans and fences: a link inside is already inert. */
-const CODE = /(```[\s\S]*?```|`[^`\n]*`)/;
+/** Code spans and fences (a fence still open runs to the end): a link inside is already inert. */
+const CODE = /(```[\s\S]*?(?:```|$)|`[^`\n]*`)/;
 
 /** Mentions and images in one piece of text (mrkdwn, markdown or plain) made inert. */
 export function inertText(text: string, audience: SlackAudience): string {
@@ -45,12 +45,17 @@ export function inertText(text: string, audience: SlackAudience): string {
     .replace(/!\[([^\]\n]*)\]\(/g, '[$1](');
 }
 
-/** Streamed text: `inertText`, and links off SLACK_UNFURL_DOMAINS shown as code (a stream takes no unfurl flags). */
-export function inertStreamText(text: string, audience: SlackAudience): string {
-  const parts = inertText(text, audience).split(CODE);
+/**
+ * Streamed text: `inertText`, and links off SLACK_UNFURL_DOMAINS shown as code (a stream takes
+ * no unfurl flags). `inFence`: the text continues a code fence opened in an earlier append.
+ */
+export function inertStreamText(text: string, audience: SlackAudience, inFence = false): string {
+  const open = inFence ? '```\n' : '';
+  const parts = inertText(open + text, audience).split(CODE);
   return parts
     .map((part, i) => (i % 2 === 1 ? part : defang(part, audience.unfurlDomains)))
     .join('')
+    .slice(open.length)
     .replace(/<(?=[@!#]|https?:|mailto:)(?=[^>\n]*$)/i, '‹');
 }
 
@@ -126,8 +131,17 @@ export function streamableLength(text: string): number {
   const br = line.lastIndexOf('[');
   if (br >= 0 && /^\[[^\]]*(?:\](?:\([^)\s]*)?)?$/.test(line.slice(br)))
     cut = Math.min(cut, br > 0 && line[br - 1] === '!' ? br - 1 : br);
+  // The last word may be the start of a URL or a token (`h`, `<`, `[`): it waits for the space after it.
   const word = /\S*$/.exec(line)?.[0] ?? '';
-  if (/[<[!(:/]/.test(word)) cut = Math.min(cut, line.length - word.length);
+  cut = Math.min(cut, line.length - word.length);
+  // An inline code span still open waits for its closing backtick.
+  let tick = -1;
+  for (const m of line.matchAll(/```|`/g)) if (m[0] === '`') tick = tick < 0 ? m.index : -1;
+  if (tick >= 0) cut = Math.min(cut, tick);
+  // Never inside a finished token, markdown link or code span: it goes out whole, next time.
+  for (const m of line.matchAll(/<[^>\n]*>|!?\[[^\]\n]*\]\([^)\s]*\)|`[^`\n]*`/g)) {
+    if (m.index < cut && cut < m.index + m[0].length) cut = m.index;
+  }
   return line.length - cut > MAX_HELD ? text.length : lineStart + cut;
 }
 

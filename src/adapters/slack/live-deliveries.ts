@@ -22,6 +22,8 @@ export interface Task {
  */
 export class StreamDelivery {
   private streamer: webApi.ChatStreamer | undefined;
+  /** Code fences in the markdown streamed so far: odd while one is open (its links are already inert). */
+  private fences = 0;
 
   constructor(
     private readonly target: ThreadTarget,
@@ -38,6 +40,7 @@ export class StreamDelivery {
   /** One append; the first one starts the stream, which counts as a message posted in the thread. */
   async append(args: { markdown_text?: string; chunks?: types.AnyChunk[] }): Promise<void> {
     const starting = !this.streamer?.ts;
+    if (!this.streamer) this.fences = 0;
     this.streamer ??= this.target.client.chatStream({
       channel: this.target.channel,
       thread_ts: this.target.threadTs,
@@ -74,9 +77,14 @@ export class StreamDelivery {
   /** What a stream carries, made inert: it takes no unfurl flags, so links off the list are shown as code. */
   private inert<A extends { markdown_text?: string; chunks?: types.AnyChunk[] }>(args: A): A {
     const text = (s: string) => inertStreamText(s, this.target.audience);
+    const markdown = (s: string) => {
+      const out = inertStreamText(s, this.target.audience, this.fences % 2 === 1);
+      this.fences += s.match(/```/g)?.length ?? 0;
+      return out;
+    };
     return {
       ...args,
-      ...(args.markdown_text !== undefined ? { markdown_text: text(args.markdown_text) } : {}),
+      ...(args.markdown_text !== undefined ? { markdown_text: markdown(args.markdown_text) } : {}),
       ...(args.chunks
         ? {
             chunks: args.chunks.map((c) =>

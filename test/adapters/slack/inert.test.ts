@@ -99,3 +99,42 @@ describe('streamableLength', () => {
     expect(streamableLength(text)).toBe(text.length);
   });
 });
+
+describe('streaming in pieces', () => {
+  const texts = [
+    'Heads up <!channel> <!subteam^S0ENG|@eng> <@U0STRANGER> <@U0ASKER>.\n\nRead [the report](https://evil.example/r?d=s) and https://evil.example/raw?d=s\n\n![chart](https://evil.example/p.png)\n\nDocs: https://docs.example.com/guide',
+    'See <https://evil.example/a?x=1|the page>, <@U0X|you>, `https://evil.example/in code` and h https://evil.example/end',
+    "Code:\n```js\nfetch('https://evil.example/x');\n```\nthen https://evil.example/after <!here>",
+  ];
+
+  it('shows the same text however the model’s deltas and the flushes fall, so no piece is ever live', () => {
+    let seed = 42;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    for (const text of texts) {
+      const whole = inertStreamText(text, audience);
+      for (let trial = 0; trial < 500; trial++) {
+        // As StreamDelivery sends it: each flush the streamable head, with the fence state so far.
+        let pending = '';
+        let out = '';
+        let fences = 0;
+        const send = (s: string) => {
+          out += inertStreamText(s, audience, fences % 2 === 1);
+          fences += s.match(/```/g)?.length ?? 0;
+        };
+        for (let i = 0; i < text.length;) {
+          const n = 1 + Math.floor(random() * 12);
+          pending += text.slice(i, i + n);
+          i += n;
+          if (random() < 0.3) {
+            const head = pending.slice(0, streamableLength(pending));
+            send(head);
+            pending = pending.slice(head.length);
+          }
+        }
+        send(pending);
+        expect(out).toBe(whole);
+      }
+      expect(whole).not.toMatch(/<!(channel|here|subteam)|<@U0STRANGER|<@U0X/);
+    }
+  });
+});

@@ -69,9 +69,10 @@ describe('model text in Slack', () => {
     expect(markdown).toContain('Heads up @channel @here @everyone @eng and @U0STRANGER.');
     expect(markdown).toContain(`Thanks <@${ASKER}>, and <@${FRIEND}> too.`);
     // A stream takes no unfurl flags: links off SLACK_UNFURL_DOMAINS are code, the listed one stays a link.
-    for (const url of ['r?d=secret', 'raw?d=secret', 'pixel.png?d=secret'])
-      expect(markdown).toContain(`\`https://evil.example/${url}\``);
-    expect(markdown).toMatch(/the report/);
+    expect(markdown).toContain(
+      'Read the report (`https://evil.example/r?d=secret`) and `https://evil.example/raw?d=secret`',
+    );
+    expect(markdown).toContain('chart (`https://evil.example/pixel.png?d=secret`)');
     expect(markdown).toContain('Docs: https://docs.example.com/guide');
     expect(markdown.replace(/`[^`]*`/g, '')).not.toContain('evil.example');
   });

@@ -27,6 +27,29 @@ const optionalUrl = z
   .transform((v) => (v === '' ? undefined : v))
   .pipe(z.url({ protocol: /^(https?|redis|rediss|postgres|postgresql|wss?)$/ }).optional())
   .optional();
+/** Comma-separated domain names (`example.com, docs.example.org`), lower-cased; a leading `*.` or `.` is dropped. Empty: none. */
+const domainList = z
+  .string()
+  .default('')
+  .transform((v) =>
+    v
+      .split(',')
+      .map((d) =>
+        d
+          .trim()
+          .toLowerCase()
+          .replace(/^\*?\./, '')
+          .replace(/\.$/, ''),
+      )
+      .filter(Boolean),
+  )
+  .pipe(
+    z.array(
+      z
+        .string()
+        .regex(/^[a-z0-9-]+(\.[a-z0-9-]+)*$/, 'lists domain names only (example.com), without a scheme, port or path'),
+    ),
+  );
 const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(def);
 const optionalPositiveInt = z
@@ -206,6 +229,8 @@ export const configSchema = z
     /** Seals installation tokens at rest: 32 bytes as 64 hex characters (`openssl rand -hex 32`). */
     SLACK_TOKEN_ENCRYPTION_KEY: hex32('is 32 bytes as 64 hexadecimal characters (openssl rand -hex 32)'),
     // Discord
+    /** Comma-separated domains whose links may unfurl in Slack (a domain covers its subdomains); every other link is posted with unfurling off. */
+    SLACK_UNFURL_DOMAINS: domainList,
     DISCORD_TOKEN: optionalString,
     DISCORD_APPLICATION_ID: optionalString,
     DISCORD_API_URL: optionalUrl,
@@ -258,6 +283,8 @@ export const configSchema = z
           .filter(Boolean),
       )
       .pipe(z.array(z.string().regex(/^\d{15,22}$/, 'role ids are Discord snowflakes (digits)')).optional()),
+    /** Comma-separated domains whose links may show a preview (embed) in Discord; every other link in model text is posted with embeds suppressed. */
+    DISCORD_EMBED_DOMAINS: domainList,
     // Logs
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })

@@ -59,3 +59,17 @@ describe('cost settings', () => {
     expect(() => parseConfig({ [name]: value })).toThrow(message);
   });
 });
+
+describe('link preview allow-lists', () => {
+  it('SLACK_UNFURL_DOMAINS and DISCORD_EMBED_DOMAINS are empty by default and read as lower-case domain names', () => {
+    expect(parseConfig({})).toMatchObject({ SLACK_UNFURL_DOMAINS: [], DISCORD_EMBED_DOMAINS: [] });
+    expect(
+      parseConfig({ SLACK_UNFURL_DOMAINS: ' Docs.Example.com, *.foo.org ,', DISCORD_EMBED_DOMAINS: '.bar.net' }),
+    ).toMatchObject({ SLACK_UNFURL_DOMAINS: ['docs.example.com', 'foo.org'], DISCORD_EMBED_DOMAINS: ['bar.net'] });
+  });
+
+  it('refuse a URL where a domain belongs, naming the setting', () => {
+    expect(() => parseConfig({ SLACK_UNFURL_DOMAINS: 'https://example.com' })).toThrow(ConfigError);
+    expect(() => parseConfig({ DISCORD_EMBED_DOMAINS: 'example.com/path' })).toThrow(/DISCORD_EMBED_DOMAINS/);
+  });
+});

@@ -34,6 +34,7 @@ export type DiscordConfig =
   | 'DISCORD_API_URL'
   | 'DISCORD_PUBLIC_KEY'
   | 'DISCORD_MEMBER_ROLES'
+  | 'DISCORD_EMBED_DOMAINS'
   | 'DISCORD_SHARD_COUNT'
   | 'DISCORD_SHARD_IDS'
   | 'THREAD_TTL_DAYS'
@@ -61,6 +62,7 @@ export function createDiscordAdapter(
     inbox: sb.inbox,
     maxPerThread: config.INBOX_THREAD_QUEUE_MAX,
     memberRoleIds: config.DISCORD_MEMBER_ROLES,
+    embedDomains: config.DISCORD_EMBED_DOMAINS,
   });
 
   let accepting = false;

@@ -18,8 +18,15 @@ import type {
 import type { Logger } from '../../logger.js';
 import type { Block } from '../../reply/model.js';
 import { parseTypedCommand } from '../typed-command.js';
+import { type Caller, decideAccess, unauthorized } from './access.js';
 import { mountAdmin } from './admin.js';
-import { bearerMatches } from './bearer.js';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Set by the `/api/*` guard: who is calling. */
+    caller: Caller;
+  }
+}
 
 const chatRequest = z.object({
   message: z.string().max(20_000, 'message is longer than 20,000 characters').optional(),
@@ -30,6 +37,7 @@ const chatRequest = z.object({
     .max(200)
     .regex(/^[\w.:-]+$/, 'threadId may hold letters, digits and _ . : -')
     .optional(),
+  /** Kept for token callers (their backend names its users); ignored for anonymous ones (see below). */
   userId: z.string().trim().min(1).max(200).optional(),
   /** A button from an earlier reply's blocks (e.g. `campaigns.more`). */
   action: z.object({ id: z.string().min(1).max(100), value: z.string().max(2_000).optional() }).optional(),
@@ -51,7 +59,10 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
 export interface HttpAppOptions {
   agent: Agent;
   log: Logger;
+  /** API_TOKEN: opens `/api/*` to its bearer from anywhere; unset, `/api/*` answers loopback clients only. */
   apiToken?: string;
+  /** TRUST_PROXY as a number of proxies (0: X-Forwarded-For is ignored). */
+  trustProxy?: number;
   /** Extra health facts (adapters connected, data source). */
   health?: () => Record<string, unknown>;
   /** The data port: enables `GET /api/usage` (token totals from the ledger) and the admin API. */
@@ -77,7 +88,15 @@ const usageQuery = z
   .strict();
 
 /** `POST /api/chat` (JSON or SSE) and `GET /healthz`. */
-export function createHttpApp({ agent, log, apiToken, health, data, adminToken }: HttpAppOptions): Hono {
+export function createHttpApp({
+  agent,
+  log,
+  apiToken,
+  trustProxy = 0,
+  health,
+  data,
+  adminToken,
+}: HttpAppOptions): Hono {
   const app = new Hono();
   // Refused before it is read into memory, whatever the Content-Length claims.
   const limitBody = bodyLimit({
@@ -89,16 +108,32 @@ export function createHttpApp({ agent, log, apiToken, health, data, adminToken }
 
   app.get('/healthz', (c) => c.json({ ok: true, ...health?.() }));
 
+  // Closed by default (access.ts): API_TOKEN's bearer, or without API_TOKEN a loopback client.
   app.use('/api/*', async (c, next) => {
-    if (apiToken && !bearerMatches(c.req.header('authorization'), apiToken)) {
-      return c.json(errorBody('unauthorized', 'Missing or wrong bearer token (API_TOKEN).'), 401);
+    const decision = decideAccess(c, {
+      token: apiToken,
+      tokenName: 'API_TOKEN',
+      loopbackWithoutToken: true,
+      trustedHops: trustProxy,
+    });
+    if (!decision.ok) {
+      // At debug: anyone on the network can make these, as often as they like.
+      log.debug({ path: c.req.path, code: 'unauthorized' }, 'http request refused');
+      return unauthorized(c, decision.message);
     }
+    c.set('caller', decision.caller);
     return next();
   });
   app.use('/api/*', limitBody);
 
   /** Token totals from the ledger: `?tenant=&threadId=&userId=&from=&to=` (default: the last 30 days). */
   app.get('/api/usage', async (c) => {
+    // Every tenant's spend: for token holders only, never for an anonymous (loopback) caller.
+    if (c.get('caller').kind !== 'token')
+      return unauthorized(
+        c,
+        'GET /api/usage needs API_TOKEN: set it and send Authorization: Bearer <API_TOKEN> (on this machine, npm run usage prints the same totals).',
+      );
     if (!data) return c.json(errorBody('not_found', 'Usage is not available here.'), 404);
     const parsed = usageQuery.safeParse(c.req.query());
     if (!parsed.success) {
@@ -150,15 +185,18 @@ export function createHttpApp({ agent, log, apiToken, health, data, adminToken }
       return c.json(errorBody('bad_request', 'message is required (a non-empty string).'), 400);
     }
     const threadId = req.threadId ?? randomUUID();
+    const caller = c.get('caller');
     const message: IncomingMessage = {
       platform: 'http',
       workspaceId: 'default',
       channelId: 'api',
       threadId,
       messageId: randomUUID(),
-      userId: req.userId ?? 'api',
-      // Without API_TOKEN anyone can call: anonymous callers get the guest limits.
-      role: apiToken ? 'member' : 'guest',
+      // An anonymous caller is known by its address only: the per-user flood limit, tool limits
+      // and token budget key on `ip:<address>`, so a made-up userId cannot reset them. A token
+      // holder's backend names its own users (it is trusted with its token's limits).
+      userId: caller.kind === 'anonymous' ? anonymousUserId(caller.address) : (req.userId ?? 'api'),
+      role: caller.kind === 'anonymous' ? 'guest' : 'member',
       isDirect: true,
       text: req.message ?? '',
       ...(req.action ? { action: req.action } : {}),
@@ -264,6 +302,11 @@ function sseData(event: TurnEvent): unknown {
   }
   const { type: _type, ...rest } = event;
   return rest;
+}
+
+/** `ip:<address>`, IPv4-mapped IPv6 (`::ffff:127.0.0.1`) written as IPv4 so one client is one key. */
+export function anonymousUserId(address: string): string {
+  return `ip:${address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '')}`;
 }
 
 function errorBody(code: string, message: string) {

@@ -108,6 +108,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       else res.destroy();
     });
   });
+  // Node closes an idle keep-alive socket after 5 s; a client reusing it at that moment gets
+  // ECONNRESET (a real server would too, but a test that pauses ~5 s between turns must not
+  // fail on it). Idle sockets stay open longer than any test pauses.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 

@@ -74,8 +74,13 @@ export function clientAddress(c: Context, trustedHops: number): string | undefin
 export type Caller =
   /** No token: a loopback client, known only by its address. */
   | { kind: 'anonymous'; address: string }
-  /** API_TOKEN (or METRICS_TOKEN on /metrics). */
-  | { kind: 'token' };
+  /** API_TOKEN (the default tenant's; METRICS_TOKEN on /metrics), or a tenant's own token (`tenant`: its slug). */
+  | { kind: 'token'; tenant?: string };
+
+/** The bearer token of `Authorization: Bearer <token>`, if any. */
+export function bearerOf(c: Context): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
+}
 
 const FORWARD_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'];
 
@@ -125,8 +130,8 @@ export function describeAccess(opts: {
   trustedHops: number;
   listen: string;
 }): string {
-  const api = opts.apiToken ? 'bearer API_TOKEN' : 'loopback only (no API_TOKEN)';
-  const usage = opts.apiToken ? 'bearer API_TOKEN' : 'closed (no API_TOKEN)';
+  const api = opts.apiToken ? 'bearer API_TOKEN or a tenant token' : 'loopback only (no API_TOKEN) or a tenant token';
+  const usage = opts.apiToken ? 'bearer API_TOKEN or a tenant token' : 'a tenant token only (no API_TOKEN)';
   const metrics = opts.metricsToken ? 'bearer METRICS_TOKEN' : 'loopback only (no METRICS_TOKEN)';
   const admin = opts.adminToken ? 'bearer ADMIN_TOKEN' : 'off (no ADMIN_TOKEN)';
   const proxy =

@@ -18,7 +18,11 @@ import type {
 import type { Logger } from '../../logger.js';
 import type { Block } from '../../reply/model.js';
 import { parseTypedCommand } from '../typed-command.js';
-import { type Caller, decideAccess, unauthorized } from './access.js';
+import { DataError } from '../../contract/data.js';
+import { tenantOfApiToken } from '../../data/api-tokens.js';
+import { isAdminPort } from '../../data/rpc-port.js';
+import { bearerOf, type Caller, decideAccess, unauthorized } from './access.js';
+import { bearerMatches } from './bearer.js';
 import { mountAdmin } from './admin.js';
 
 declare module 'hono' {
@@ -41,6 +45,15 @@ const chatRequest = z.object({
   userId: z.string().trim().min(1).max(200).optional(),
   /** A button from an earlier reply's blocks (e.g. `campaigns.more`). */
   action: z.object({ id: z.string().min(1).max(100), value: z.string().max(2_000).optional() }).optional(),
+  /**
+   * The tenant to talk to (its slug): only a loopback caller without API_TOKEN may choose it;
+   * a token caller gets its token's tenant, and naming another is a 403.
+   */
+  tenant: z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'tenant is a tenant slug')
+    .optional(),
 });
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -73,7 +86,7 @@ export interface HttpAppOptions {
 
 const usageQuery = z
   .object({
-    tenant: z.string().trim().min(1).max(200).default('default'),
+    tenant: z.string().trim().min(1).max(200).optional(),
     threadId: z.string().trim().min(1).max(200).optional(),
     userId: z.string().trim().min(1).max(200).optional(),
     from: z.iso
@@ -108,8 +121,28 @@ export function createHttpApp({
 
   app.get('/healthz', (c) => c.json({ ok: true, ...health?.() }));
 
-  // Closed by default (access.ts): API_TOKEN's bearer, or without API_TOKEN a loopback client.
+  // Closed by default (access.ts): API_TOKEN's bearer, a tenant's token, or without API_TOKEN a
+  // loopback client.
   app.use('/api/*', async (c, next) => {
+    const bearer = bearerOf(c);
+    if (bearer !== undefined && !(apiToken && bearerMatches(c.req.header('authorization'), apiToken))) {
+      // Not API_TOKEN: a tenant's token, or nothing (a wrong bearer never falls back to anonymous).
+      let tenant: string | null = null;
+      if (data && isAdminPort(data)) {
+        try {
+          tenant = await tenantOfApiToken(data, bearer);
+        } catch (err) {
+          log.warn({ err, code: 'unavailable' }, 'could not check an API token');
+          return c.json(errorBody('unavailable', 'The token could not be checked. Try again shortly.'), 503);
+        }
+      }
+      if (!tenant) {
+        log.debug({ path: c.req.path, code: 'unauthorized' }, 'http request refused');
+        return unauthorized(c, 'Wrong bearer token: not API_TOKEN and not a live tenant token.');
+      }
+      c.set('caller', { kind: 'token', tenant });
+      return next();
+    }
     const decision = decideAccess(c, {
       token: apiToken,
       tokenName: 'API_TOKEN',
@@ -129,10 +162,11 @@ export function createHttpApp({
   /** Token totals from the ledger: `?tenant=&threadId=&userId=&from=&to=` (default: the last 30 days). */
   app.get('/api/usage', async (c) => {
     // Every tenant's spend: for token holders only, never for an anonymous (loopback) caller.
-    if (c.get('caller').kind !== 'token')
+    const caller = c.get('caller');
+    if (caller.kind !== 'token')
       return unauthorized(
         c,
-        'GET /api/usage needs API_TOKEN: set it and send Authorization: Bearer <API_TOKEN> (on this machine, npm run usage prints the same totals).',
+        'GET /api/usage needs API_TOKEN or a tenant token: send Authorization: Bearer <token> (on this machine, npm run usage prints the same totals).',
       );
     if (!data) return c.json(errorBody('not_found', 'Usage is not available here.'), 404);
     const parsed = usageQuery.safeParse(c.req.query());
@@ -143,7 +177,13 @@ export function createHttpApp({
         400,
       );
     }
-    const q = parsed.data;
+    const q = { ...parsed.data, tenant: parsed.data.tenant ?? caller.tenant ?? 'default' };
+    // A tenant's token sees its own tenant's figures only; API_TOKEN is the operator's, as before.
+    if (caller.tenant !== undefined && q.tenant !== caller.tenant)
+      return c.json(
+        errorBody('forbidden', `This token belongs to tenant "${caller.tenant}"; it cannot read another's usage.`),
+        403,
+      );
     const to = q.to ? new Date(q.to.length === 10 ? Date.parse(q.to) + 86_400_000 : Date.parse(q.to)) : new Date();
     const from = q.from ? new Date(q.from) : new Date(to.getTime() - 30 * 86_400_000);
     if (from >= to) return c.json(errorBody('bad_request', 'from must be before to.'), 400);
@@ -186,6 +226,8 @@ export function createHttpApp({
     }
     const threadId = req.threadId ?? randomUUID();
     const caller = c.get('caller');
+    const tenant = await chosenTenant(caller, req.tenant);
+    if (!tenant.ok) return c.json(errorBody(tenant.code, tenant.message), tenant.status);
     const message: IncomingMessage = {
       platform: 'http',
       workspaceId: 'default',
@@ -200,6 +242,7 @@ export function createHttpApp({
       isDirect: true,
       text: req.message ?? '',
       ...(req.action ? { action: req.action } : {}),
+      ...(tenant.slug !== undefined ? { tenant: tenant.slug } : {}),
     };
     const command = req.action ? undefined : parseTypedCommand(message.text);
     if (command) message.command = command;
@@ -240,6 +283,47 @@ export function createHttpApp({
       ...collected.data,
     });
   });
+
+  /**
+   * The tenant a chat turn is for. A tenant token: its tenant (naming another is 403). API_TOKEN:
+   * the default tenant (naming another is 403). A loopback caller without API_TOKEN: the one it
+   * names, if it exists, else the default.
+   */
+  async function chosenTenant(
+    caller: Caller,
+    named: string | undefined,
+  ): Promise<
+    | { ok: true; slug?: string }
+    | { ok: false; status: 403 | 404 | 503; code: 'forbidden' | 'not_found' | 'unavailable'; message: string }
+  > {
+    if (caller.kind === 'token') {
+      const own = caller.tenant;
+      if (named === undefined || named === own) return { ok: true, ...(own !== undefined ? { slug: own } : {}) };
+      if (own === undefined && data) {
+        const fallback = await data.defaultTenant().catch(() => null);
+        if (fallback?.slug === named) return { ok: true };
+      }
+      return {
+        ok: false,
+        status: 403,
+        code: 'forbidden',
+        message: `This token belongs to tenant "${own ?? 'the default tenant'}"; a token cannot choose another tenant.`,
+      };
+    }
+    if (named === undefined) return { ok: true };
+    if (data) {
+      let found: unknown;
+      try {
+        found = await data.tenantBySlug(named);
+      } catch (err) {
+        if (!(err instanceof DataError)) throw err;
+        log.warn({ err }, 'could not look up a named tenant');
+        return { ok: false, status: 503, code: 'unavailable', message: 'The tenant could not be looked up.' };
+      }
+      if (!found) return { ok: false, status: 404, code: 'not_found', message: `No tenant "${named}".` };
+    }
+    return { ok: true, slug: named };
+  }
 
   app.notFound((c) => c.json(errorBody('not_found', `No route for ${c.req.method} ${c.req.path}.`), 404));
   app.onError((err, c) => {

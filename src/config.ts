@@ -134,9 +134,32 @@ export const configSchema = z
     // HTTP
     PORT: int(3000, 0, 65_535),
     HOST: z.string().default('0.0.0.0'),
+    /** The bearer token for /api/* (and the default tenant's); unset, /api answers loopback clients only. */
     API_TOKEN: optionalString,
     /** The admin API's bearer token (/tts_admin: policies and FAQs); off when unset. */
     ADMIN_TOKEN: optionalString,
+    /** The bearer token for /metrics (from everyone); unset, /metrics answers loopback clients only. */
+    METRICS_TOKEN: optionalString,
+    /**
+     * Proxies in front of us whose X-Forwarded-For we believe: `false` (default; the header is
+     * ignored), `true` (one: the last entry is the client) or a number of hops.
+     */
+    TRUST_PROXY: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v, ctx): number => {
+        const s = (v ?? '').toLowerCase();
+        if (s === '' || s === 'false' || s === 'no' || s === '0') return 0;
+        if (s === 'true' || s === 'yes') return 1;
+        const n = Number(s);
+        if (Number.isInteger(n) && n >= 1 && n <= 10) return n;
+        ctx.addIssue({
+          code: 'custom',
+          message: 'is false, true (one proxy) or the number of proxies in front (1-10)',
+        });
+        return z.NEVER;
+      }),
     // Agent
     AGENT_MAX_STEPS: int(5, 1, 50),
     AGENT_MAX_TOOL_CALLS: int(3, 1, 50),

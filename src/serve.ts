@@ -1,5 +1,7 @@
+import type { AddressInfo } from 'node:net';
 import { configuredAdapters } from './adapters/adapter.js';
 import { type PlatformAdapter } from './adapters/platform.js';
+import { describeAccess } from './adapters/http/access.js';
 import { createHttpApp } from './adapters/http/app.js';
 import { mountOps } from './adapters/http/ops.js';
 import { startHttpServer } from './adapters/http/server.js';
@@ -32,12 +34,22 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     agent: sb.agent,
     log,
     apiToken: config.API_TOKEN,
+    trustProxy: config.TRUST_PROXY,
     adminToken: config.ADMIN_TOKEN,
     data: sb.data,
     health: () => ({ data: sb.data.kind, inbox: sb.inbox.kind, adapters: adapters.map((a) => a.name) }),
   });
   let notReady = false;
-  mountOps(app, { data: sb.data, kv: sb.kv, inbox: sb.inbox, adapters, log, draining: () => notReady });
+  mountOps(app, {
+    data: sb.data,
+    kv: sb.kv,
+    inbox: sb.inbox,
+    adapters,
+    log,
+    metricsToken: config.METRICS_TOKEN,
+    trustProxy: config.TRUST_PROXY,
+    draining: () => notReady,
+  });
   const http = await startHttpServer(
     app,
     config.PORT,
@@ -53,9 +65,18 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     await sb.close();
     throw err;
   }
+  const { port } = http.server.address() as AddressInfo;
+  const listen = `${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
+  // One line: what is open to whom, and where.
   log.info(
     { url: http.url, adapters: adapters.map((a) => a.name), inbox: sb.inbox.kind },
-    `Switchboard listening on ${http.url}`,
+    describeAccess({
+      apiToken: config.API_TOKEN,
+      metricsToken: config.METRICS_TOKEN,
+      adminToken: config.ADMIN_TOKEN,
+      trustedHops: config.TRUST_PROXY,
+      listen,
+    }),
   );
   return {
     url: http.url,

@@ -25,6 +25,7 @@ import {
 import { collect, errorOf, message, replyOf, startHarness, type Harness } from './helpers/harness.js';
 import { testTools } from './helpers/test-tools.js';
 import { eventBody, mention, postEvent, sign, startSlackRig } from './adapters/slack/setup.js';
+import { peer } from './helpers/peer.js';
 
 const run = promisify(execFile);
 let llm: FakeOpenAI;
@@ -75,8 +76,9 @@ describe.each(stores)('the token ledger on %s', (_name, open) => {
     llm.script({ text: 'Again.', usage: { prompt_tokens: 50, completion_tokens: 7 } });
     await collect(h.sb.agent.handle(message('and now?', { threadId: thread, userId: 'u-ledger' })));
 
-    const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, data: h.sb.data });
-    const get = async (q: string) => (await app.request(`/api/usage?${q}`)).json();
+    const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, data: h.sb.data, apiToken: 'usage-token' });
+    const auth = { headers: { authorization: 'Bearer usage-token' } };
+    const get = async (q: string) => (await app.request(`/api/usage?${q}`, auth)).json();
     expect(await get(`threadId=${thread}`)).toMatchObject({
       tenant: 'default',
       threadId: thread,
@@ -89,9 +91,9 @@ describe.each(stores)('the token ledger on %s', (_name, open) => {
     const tenant = (await get('tenant=default')) as { promptTokens: number; turns: number };
     expect(tenant.promptTokens).toBeGreaterThanOrEqual(270);
     // Bad ranges and unknown tenants are clear errors.
-    expect((await app.request('/api/usage?from=2026-02-30')).status).toBe(400);
-    expect((await app.request('/api/usage?from=2026-11-10&to=2026-11-01')).status).toBe(400);
-    expect(await (await app.request('/api/usage?tenant=nope')).json()).toEqual({
+    expect((await app.request('/api/usage?from=2026-02-30', auth)).status).toBe(400);
+    expect((await app.request('/api/usage?from=2026-11-10&to=2026-11-01', auth)).status).toBe(400);
+    expect(await (await app.request('/api/usage?tenant=nope', auth)).json()).toEqual({
       error: { code: 'not_found', message: 'No tenant "nope".' },
     });
   });
@@ -426,12 +428,18 @@ describe('budgets', () => {
     });
     try {
       const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, data: h.sb.data });
+      // Anonymous (loopback) callers are known by their address, not by a userId they send.
+      const addresses: Record<string, string> = { alice: '127.0.0.2', bob: '127.0.0.3' };
       const chat = (userId: string) =>
-        app.request('/api/chat', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ message: 'weather?', userId }),
-        });
+        app.request(
+          '/api/chat',
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ message: 'weather?', userId }),
+          },
+          peer(addresses[userId]),
+        );
       scriptToolTurn(); // 235 tokens: over 200 once recorded
       expect((await chat('alice')).status).toBe(200);
 

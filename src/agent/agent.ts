@@ -106,7 +106,14 @@ export function createAgent(deps: AgentDeps): Agent {
   }
 
   async function tenantOf(message: IncomingMessage): Promise<Tenant> {
-    const tenant = await tenantFor(data, config.TENANT_MODE, message.platform, message.workspaceId, message.orgId);
+    const tenant = await tenantFor(
+      data,
+      config.TENANT_MODE,
+      message.platform,
+      message.workspaceId,
+      message.orgId,
+      message.tenant,
+    );
     if (tenant) return tenant;
     const place = message.platform === 'discord' ? 'server' : 'workspace';
     throw new UserFacingError(

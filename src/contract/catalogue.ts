@@ -162,6 +162,12 @@ export const ADMIN_FUNCTIONS = {
   slack_list_installations: {},
   list_workspace_requests: {},
   decide_workspace_request: { platform: 'text', workspace_id: 'text', tenant: 'text?' },
+  // Per-tenant API tokens (src/adapters/http/tenant-tokens.ts): only their hashes reach SQL.
+  api_token_create: { tenant: 'text', token_hash: 'text', prefix: 'text', label: 'text?' },
+  api_token_revoke: { token: 'text' },
+  api_token_list: { tenant: 'text?' },
+  api_token_tenant: { token_hash: 'text' },
+  tenant_by_slug: { slug: 'text' },
 } as const;
 
 export type ReadFunctionName = keyof typeof READ_FUNCTIONS;

@@ -42,6 +42,8 @@ export interface DataPort {
   forTenant(tenant: Pick<Tenant, 'id'>): TenantDataPort;
   /** Maps a platform workspace to its tenant, or null when it has no mapping. */
   resolveTenant(platform: string, workspaceId: string): Promise<Tenant | null>;
+  /** The tenant with this slug, or null (an HTTP caller whose credential names its tenant). */
+  tenantBySlug(slug: string): Promise<Tenant | null>;
   /** The tenant that serves HTTP, the console and unmapped workspaces in open mode. */
   defaultTenant(): Promise<Tenant>;
   /** Adds one turn's row to the token ledger. */

@@ -12,6 +12,12 @@ export interface IncomingMessage {
   workspaceId: string;
   /** The organization the workspace belongs to (a Slack Enterprise Grid org): its tenant mapping serves workspaces without their own. */
   orgId?: string;
+  /**
+   * A tenant slug the adapter established from the caller's credential (an HTTP tenant token,
+   * or a loopback caller without API_TOKEN naming one); the core then serves that tenant
+   * instead of the workspace's. Only the HTTP adapter sets it, never from an unverified claim.
+   */
+  tenant?: string;
   channelId: string;
   threadId: string;
   messageId: string;

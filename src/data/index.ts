@@ -222,7 +222,8 @@ export async function createDataPort(config: Config, log: Logger, opts: DataPort
  * Enterprise Grid org-wide install maps the org); otherwise the default
  * tenant, except for unmapped Slack/Discord workspaces under TENANT_MODE=strict (null:
  * the caller answers that the workspace is not configured). The workspace `default`
- * (HTTP, the console, Discord DMs) is always the default tenant.
+ * (HTTP, the console, Discord DMs) is always the default tenant, unless the HTTP adapter
+ * established `tenant` (a slug) from the caller's credential: then that tenant, or null.
  */
 export async function tenantFor(
   port: DataPort,
@@ -230,7 +231,9 @@ export async function tenantFor(
   platform: string,
   workspaceId: string,
   orgId?: string,
+  tenant?: string,
 ): Promise<Tenant | null> {
+  if (tenant !== undefined) return port.tenantBySlug(tenant);
   if (workspaceId === 'default') return port.defaultTenant();
   const mapped =
     (await port.resolveTenant(platform, workspaceId)) ??

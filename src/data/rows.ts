@@ -294,6 +294,17 @@ export const workspaceRequestRow = z.object({
 });
 export const workspaceDecisionRow = z.object({ platform: text, workspace_id: text, tenant_slug: text.nullable() });
 
+export const apiTokenRow = z.object({
+  id: uuid,
+  tenant_slug: text,
+  prefix: text,
+  label: nullableText,
+  created_at: text,
+  last_used_at: nullableText,
+  revoked_at: nullableText,
+});
+export const apiTokenTenantRow = z.object({ token_id: uuid, tenant_slug: text });
+
 export const ROW_SCHEMAS = {
   default_tenant: tenantRow,
   resolve_tenant: tenantRow,
@@ -346,4 +357,9 @@ export const ROW_SCHEMAS = {
   slack_list_installations: installationListRow,
   list_workspace_requests: workspaceRequestRow,
   decide_workspace_request: workspaceDecisionRow,
+  api_token_create: apiTokenRow,
+  api_token_revoke: apiTokenRow,
+  api_token_list: apiTokenRow,
+  api_token_tenant: apiTokenTenantRow,
+  tenant_by_slug: tenantRow,
 } satisfies Record<SqlFunctionName, z.ZodType>;

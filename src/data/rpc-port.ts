@@ -225,6 +225,13 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
       });
     },
 
+    tenantBySlug(slug) {
+      return cachedTenant(`\0slug:${slug}`, async () => {
+        const rows = await invoke('tenant_by_slug', { slug }, tenantRow);
+        return rows[0] ? toTenant(rows[0]) : null;
+      });
+    },
+
     async defaultTenant() {
       const tenant = await cachedTenant('\0default', async () => {
         const rows = await invoke('default_tenant', {}, tenantRow);

@@ -14,6 +14,7 @@ import { silentLogger } from '../../src/logger.js';
 import { defineTool } from '../../src/contract/tool.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { collect, message, replyOf, sentMessages, startHarness, type Harness } from '../helpers/harness.js';
+import { peer } from '../helpers/peer.js';
 
 const chunks = (name: string) =>
   readFileSync(new URL(`../fixtures/provider-streams/${name}.chunks.txt`, import.meta.url), 'utf8')
@@ -198,11 +199,15 @@ describe('a whole turn on each recorded tool-call stream', () => {
   it('shows a reasoning model’s thinking as `event: reasoning_status` over SSE, never its text', async () => {
     fake.script({ sse: sse(chunks('mistral-reasoning')) });
     const app = createHttpApp({ agent: h.sb.agent, log: silentLogger() });
-    const res = await app.request('/api/chat', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ message: '2+2?', threadId: 'rec-sse' }),
-    });
+    const res = await app.request(
+      '/api/chat',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ message: '2+2?', threadId: 'rec-sse' }),
+      },
+      peer(),
+    );
     const body = await res.text();
     expect(body).toMatch(/event: reasoning_status\ndata: \{"text":"Reasoning…"\}/);
     expect(body).toContain('2 + 2 = 4');

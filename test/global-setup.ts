@@ -1,4 +1,4 @@
-import Redis from 'ioredis';
+import { Redis } from 'ioredis';
 
 /**
  * The suite's Redis keys live in a logical database of their own (1-15), claimed for this run

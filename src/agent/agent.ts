@@ -149,7 +149,13 @@ export function createAgent(deps: AgentDeps): Agent {
         const flags: TurnFlag[] = verdict.flagged ? ['prompt_injection'] : [];
         if (verdict.flagged)
           turnLog.warn(
-            { flags, score: verdict.score, families: verdict.families, userId: message.userId },
+            {
+              flags,
+              score: verdict.score,
+              modelScore: verdict.modelScore,
+              families: verdict.families,
+              userId: message.userId,
+            },
             'message flagged as a prompt injection; answered fenced',
           );
         const text = verdict.flagged ? fenceFlaggedMessage(resolved) : resolved;

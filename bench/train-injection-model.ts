@@ -133,8 +133,10 @@ function main() {
   const { weights, scale, bias } = train(trainRows);
   console.log(`trained in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const model: InjectionModel = { bits: BITS, bias, scale, weights, threshold: 0.5, meta: {} };
-  // the validation split holds ~5% hard benign rows; stay within 1% there to leave room on unseen benign text
-  model.threshold = pickThreshold(model, validation, 0.01);
+  // Zero false positives on the validation split's 3,000+ benign rows: the validation benign text
+  // is ordinary chat, and unseen benign text with security words in it ("ignore this warning",
+  // "authorized access") scores higher, so the threshold sits above every validation benign row.
+  model.threshold = pickThreshold(model, validation, 0);
   const figures = {
     validation: rates(model, validation),
     heldout: rates(model, heldout),

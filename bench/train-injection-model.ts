@@ -44,7 +44,7 @@ function rng(seed: number) {
 }
 
 /** Logistic regression, Adagrad on sparse features, L2, classes weighted to balance. */
-function train(rows: Row[], epochs = 6, lr = 0.5, l2 = 3e-3) {
+function train(rows: Row[], l2: number, epochs = 6, lr = 0.5) {
   const dim = 1 << BITS;
   const w = new Float64Array(dim);
   const g2 = new Float64Array(dim).fill(1e-8);
@@ -53,6 +53,7 @@ function train(rows: Row[], epochs = 6, lr = 0.5, l2 = 3e-3) {
   const feats = rows.map((r) => features(r.text, BITS));
   const pos = rows.filter((r) => r.label === 1).length;
   const cw = { 1: rows.length / (2 * pos), 0: rows.length / (2 * (rows.length - pos)) };
+  const rowWeight = rows.map((r) => cw[r.label] * (HARD_NEGATIVE_WEIGHT[r.source] ?? 1));
   const order = rows.map((_, i) => i);
   const rand = rng(27);
   for (let e = 0; e < epochs; e++) {
@@ -67,8 +68,8 @@ function train(rows: Row[], epochs = 6, lr = 0.5, l2 = 3e-3) {
       for (const ix of index) z += w[ix]! * value;
       const p = 1 / (1 + Math.exp(-z));
       const y = rows[k]!.label;
-      loss += -cw[y] * Math.log(y === 1 ? p + 1e-12 : 1 - p + 1e-12);
-      const g = cw[y] * (p - y);
+      loss += -rowWeight[k]! * Math.log(y === 1 ? p + 1e-12 : 1 - p + 1e-12);
+      const g = rowWeight[k]! * (p - y);
       for (const ix of index) {
         const gi = g * value + l2 * w[ix]!;
         const acc = g2[ix]! + gi * gi;
@@ -106,14 +107,35 @@ function rates(model: InjectionModel, rows: Row[], threshold = model.threshold) 
   return { pos, tp, neg, fp };
 }
 
-/** The lowest threshold whose validation false-positive rate stays within `maxFp`. */
-function pickThreshold(model: InjectionModel, rows: Row[], maxFp: number): number {
-  const benign = rows
-    .filter((r) => r.label === 0)
-    .map((r) => scoreWithModel(model, r.text))
-    .sort((a, b) => b - a);
-  const allowed = Math.floor(benign.length * maxFp);
-  return Math.max(0.5, (benign[allowed] ?? 0) + 1e-6);
+/**
+ * Benign sources that share the attacks' vocabulary ("access", "authorized", "bypass", "system")
+ * count more in the loss: they are the hard negatives, and few.
+ */
+const HARD_NEGATIVE_WEIGHT: Record<string, number> = { cybermetric: 4 };
+/** The validation split's false-positive budget, overall and per benign source (chosen before training). */
+const MAX_FP = 0.002;
+const MAX_FP_PER_SOURCE: Record<string, number> = { cybermetric: 0 };
+const DEFAULT_MAX_FP_PER_SOURCE = 0.005;
+const L2_GRID = [3e-4, 1e-3, 3e-3, 1e-2];
+
+/**
+ * The lowest threshold at which the validation false positives stay within {@link MAX_FP} overall
+ * and within the per-source budget for each benign source (none on CyberMetric, the
+ * security-flavoured questions, which cannot then hide behind the large plain sources).
+ */
+function pickThreshold(model: InjectionModel, rows: Row[]): number {
+  const benign = rows.filter((r) => r.label === 0).map((r) => ({ s: scoreWithModel(model, r.text), src: r.source }));
+  const bySource = new Map<string, number[]>();
+  for (const b of benign) bySource.set(b.src, [...(bySource.get(b.src) ?? []), b.s]);
+  const cut = (scores: number[], maxFp: number) =>
+    (scores.sort((a, b) => b - a)[Math.floor(scores.length * maxFp)] ?? 0) + 1e-6;
+  let t = cut(
+    benign.map((b) => b.s),
+    MAX_FP,
+  );
+  for (const [src, scores] of bySource)
+    t = Math.max(t, cut(scores, MAX_FP_PER_SOURCE[src] ?? DEFAULT_MAX_FP_PER_SOURCE));
+  return Math.max(0.5, t);
 }
 
 function main() {
@@ -129,14 +151,21 @@ function main() {
   console.log('validation', count(validation));
   console.log('held-out', count(heldout));
 
-  const started = performance.now();
-  const { weights, scale, bias } = train(trainRows);
-  console.log(`trained in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  const model: InjectionModel = { bits: BITS, bias, scale, weights, threshold: 0.5, meta: {} };
-  // Zero false positives on the validation split's 3,000+ benign rows: the validation benign text
-  // is ordinary chat, and unseen benign text with security words in it ("ignore this warning",
-  // "authorized access") scores higher, so the threshold sits above every validation benign row.
-  model.threshold = pickThreshold(model, validation, 0);
+  // Regularisation: each strength in the grid is trained, its threshold set on validation, and the
+  // one with the best validation recall kept. Only the validation split is looked at here.
+  let best: { model: InjectionModel; l2: number; recall: number } | undefined;
+  for (const l2 of L2_GRID) {
+    const started = performance.now();
+    const { weights, scale, bias } = train(trainRows, l2);
+    const model: InjectionModel = { bits: BITS, bias, scale, weights, threshold: 0.5, meta: {} };
+    model.threshold = pickThreshold(model, validation);
+    const v = rates(model, validation);
+    console.log(
+      `l2 ${l2}: trained in ${((performance.now() - started) / 1000).toFixed(1)} s, threshold ${model.threshold.toFixed(4)}, validation recall ${v.tp}/${v.pos}, FP ${v.fp}/${v.neg}`,
+    );
+    if (!best || v.tp / v.pos > best.recall) best = { model, l2, recall: v.tp / v.pos };
+  }
+  const { model, l2 } = best!;
   const figures = {
     validation: rates(model, validation),
     heldout: rates(model, heldout),
@@ -145,6 +174,9 @@ function main() {
   model.meta = {
     trainedAt: new Date().toISOString().slice(0, 10),
     featureVersion: FEATURE_VERSION,
+    l2,
+    hardNegativeWeight: HARD_NEGATIVE_WEIGHT,
+    thresholdRule: `validation FP ≤ ${MAX_FP * 100}% overall, ≤ ${DEFAULT_MAX_FP_PER_SOURCE * 100}% per benign source, none on CyberMetric`,
     rows: { train: trainRows.length, validation: validation.length, heldout: heldout.length },
     sources: SOURCES,
     modelOnly: figures,

@@ -14,7 +14,8 @@
 import { readFileSync } from 'node:fs';
 import { detectInjection, detectWithRules } from '../src/security/injection.js';
 import { decodeModel, loadInjectionModel, MODEL_URL, scoreWithModel } from '../src/security/injection-model.js';
-import { buildSplits, mirrorsPresent, type Row as DataRow } from './injection-data.js';
+import { buildSplits, dedupe, loadFinalHeldout, mirrorsPresent, type Row as DataRow } from './injection-data.js';
+import { normalizeForModel } from '../src/security/injection-model.js';
 import { clean } from '../src/security/sanitize.js';
 
 const dir = new URL('../test/fixtures/prompt-injection/', import.meta.url);
@@ -124,15 +125,23 @@ if (mirrorsPresent()) {
   const splits = buildSplits();
   table.push([
     'held-out split (TT extraction + GPTeacher roleplay)',
-    'held-out (never tuned on)',
+    'held-out (looked at while tuning)',
     asLabelled(splits.heldout),
   ]);
-  table.push([
-    'promptshield test rows (same collection as train)',
-    'held-out rows (never tuned on)',
-    asLabelled(splits.sameCollection),
-  ]);
+  table.push(['promptshield test rows (same collection as train)', 'held-out rows', asLabelled(splits.sameCollection)]);
   table.push(['validation split (threshold chosen here)', 'seen (tuned)', asLabelled(splits.validation)]);
+  // The final held-out collection: set aside before the model was fixed, evaluated once (rows equal
+  // to a training, validation or held-out row after normalisation are dropped).
+  const used = new Set(
+    [...splits.train, ...splits.validation, ...splits.heldout, ...splits.sameCollection].map((r) =>
+      normalizeForModel(r.text),
+    ),
+  );
+  table.push([
+    'final held-out (SHIELD jailbreaks + OWASP sentences)',
+    'held-out, evaluated once',
+    asLabelled(dedupe(loadFinalHeldout(), used)),
+  ]);
 } else {
   const committed = readFileSync(new URL('../data/injection/heldout.jsonl', import.meta.url), 'utf8')
     .split('\n')
@@ -154,13 +163,13 @@ console.log(
   `\nlearned scorer: model file ${(model.weights.length / 1024).toFixed(0)} KiB, load ${loadMs.toFixed(1)} ms, threshold ${model.threshold.toFixed(3)}`,
 );
 console.log(
-  `${'set'.padEnd(52)} ${'kind'.padEnd(31)} ${'recall rules'.padEnd(20)} ${'recall rules+model'.padEnd(20)} ${'FP rules'.padEnd(18)} FP rules+model`,
+  `${'set'.padEnd(54)} ${'kind'.padEnd(34)} ${'recall rules'.padEnd(20)} ${'recall rules+model'.padEnd(20)} ${'FP rules'.padEnd(18)} FP rules+model`,
 );
 for (const [name, kind, labelled] of table) {
   const r = figures(labelled, rulesOnly);
   const c = figures(labelled, combined);
   console.log(
-    `${name.padEnd(52)} ${kind.padEnd(31)} ${cell(r.tp, r.pos).padEnd(20)} ${cell(c.tp, c.pos).padEnd(20)} ${cell(r.fp, r.neg).padEnd(18)} ${cell(c.fp, c.neg)}`,
+    `${name.padEnd(54)} ${kind.padEnd(34)} ${cell(r.tp, r.pos).padEnd(20)} ${cell(c.tp, c.pos).padEnd(20)} ${cell(r.fp, r.neg).padEnd(18)} ${cell(c.fp, c.neg)}`,
   );
 }
 const sample = rows.map((r) => clean(r.prompt));

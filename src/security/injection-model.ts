@@ -1,7 +1,7 @@
 /**
  * The learned half of the prompt-injection detector: a logistic regression over hashed word
  * and character n-grams, trained offline on public prompt-injection, jailbreak and benign
- * collections by `scripts/train-injection-model.ts` (sources and figures in
+ * collections by `bench/train-injection-model.ts` (sources and figures in
  * docs/injection-detector.md). The weights are one small binary file,
  * `assets/injection-model.bin`, read once per process; scoring a chat message is a few
  * thousand hash lookups (well under a millisecond) and never touches the network.

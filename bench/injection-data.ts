@@ -232,7 +232,7 @@ export function loadFinalHeldout(): Row[] {
     md
       .replace(/```[\s\S]*?```/g, '\n')
       .split('\n')
-      .filter((l) => l.trim() && !/^\s*(?:#|\||<|!\[|    )/.test(l))
+      .filter((l) => l.trim() && !/^\s*(?:#|\||<|!\[| {4})/.test(l))
       .map((l) =>
         l
           .replace(/^\s*(?:[-*+]|\d+\.)\s+/, '')

@@ -13,6 +13,7 @@ import { createKv, type KvStore } from './state/kv.js';
 import { createInbox, type Inbox } from './turns/index.js';
 import { instrumentAgent, instrumentInbox, instrumentLlm } from './instrument.js';
 import { rateLimitsFromConfig } from './security/rate-limits.js';
+import { createGuard } from './security/guard.js';
 import { createToolSet } from './tools/index.js';
 import { createToolRegistry, type ToolRegistry } from './agent/registry.js';
 import type { AnyTool } from './contract/tool.js';
@@ -78,6 +79,7 @@ export async function createSwitchboard(
       extensions: [...toolSet.extensions, ...(opts.extensions ?? [])],
       rateLimits: limits.limits,
       pricing,
+      guard: createGuard(config),
     }),
     { data, config },
   );

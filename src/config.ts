@@ -131,6 +131,14 @@ export const configSchema = z
     ARTIFACT_MODEL: optionalString,
     /** A faster model for web-search query rewriting (same endpoint); default OPENAI_MODEL. */
     REWRITE_MODEL: optionalString,
+    /** A classifier model (e.g. a Prompt Guard model) asked about each user message beside the first step; off when unset. */
+    GUARD_MODEL: optionalString,
+    /** Its OpenAI-compatible endpoint; default OPENAI_BASE_URL. */
+    GUARD_BASE_URL: optionalUrl,
+    /** The key for GUARD_BASE_URL (the chat key is never sent there); default OPENAI_API_KEY on the chat endpoint. */
+    GUARD_API_KEY: optionalString,
+    /** The classifier's budget per message; past it the message goes on without its verdict (fail-open). */
+    GUARD_TIMEOUT_MS: int(300, 20, 10_000),
     // HTTP
     PORT: int(3000, 0, 65_535),
     HOST: z.string().default('0.0.0.0'),

@@ -4,6 +4,7 @@ import { tenantFor } from '../data/index.js';
 import type { DataPort, Tenant } from '../contract/data.js';
 import type { Logger } from '../logger.js';
 import { fenceFlaggedMessage } from '../security/fence.js';
+import type { Guard } from '../security/guard.js';
 import { detectInjection } from '../security/injection.js';
 import { createRateLimits, type RateLimits } from '../security/rate-limits.js';
 import { clean } from '../security/sanitize.js';
@@ -58,6 +59,8 @@ export interface AgentDeps {
   rateLimits?: RateLimits;
   /** Prices each turn for the ledger (default: none, every turn's cost is null). */
   pricing?: ModelPricing;
+  /** The optional classifier model (`GUARD_MODEL`), asked beside the first step; fail-open. */
+  guard?: Guard;
 }
 
 export interface Agent {
@@ -164,10 +167,19 @@ export function createAgent(deps: AgentDeps): Agent {
         const flags: TurnFlag[] = verdict.flagged ? ['prompt_injection'] : [];
         if (verdict.flagged)
           turnLog.warn(
-            { flags, score: verdict.score, families: verdict.families, userId: message.userId },
+            {
+              flags,
+              score: verdict.score,
+              modelScore: verdict.modelScore,
+              families: verdict.families,
+              userId: message.userId,
+            },
             'message flagged as a prompt injection; answered fenced',
           );
-        const text = verdict.flagged ? fenceFlaggedMessage(resolved) : resolved;
+        let text = verdict.flagged ? fenceFlaggedMessage(resolved) : resolved;
+        // The classifier model, if any, runs beside the first step (the turn does not wait for it
+        // to start answering); its verdict is awaited, within its budget, before the turn is recorded.
+        const guarded = deps.guard?.check(resolved, turnLog);
         let mode = state.mode ? ext.modes[state.mode.name] : undefined;
         const loopIn = (m: ModeDefinition | undefined) =>
           runLoop({
@@ -222,6 +234,23 @@ export function createAgent(deps: AgentDeps): Agent {
           result.data = { ...routing.data, ...result.data };
         }
         if (result.ended === 'no_terminal' && mode?.requireTerminal) result.text = mode.requireTerminal.giveUp;
+        const guardVerdict = await guarded;
+        if (guardVerdict?.flagged && !verdict.flagged) {
+          // Too late to fence this step's input, but the turn is flagged and the history keeps it
+          // fenced, so every later turn reads it as untrusted.
+          flags.push('prompt_injection');
+          text = fenceFlaggedMessage(resolved);
+          turnLog.warn(
+            {
+              flags,
+              guardLabel: guardVerdict.label,
+              score: verdict.score,
+              modelScore: verdict.modelScore,
+              userId: message.userId,
+            },
+            'message flagged as a prompt injection by GUARD_MODEL; kept fenced in the history',
+          );
+        }
         await mode?.after?.(result, scope);
         const kept = trimCounted(
           [...state.history, { role: 'user', content: text }, ...result.added],

@@ -146,6 +146,19 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
             error: `Tool call limit (${limits.maxToolCalls} per message) reached; answer with what you have.`,
           };
         }
+        if (!lastToolbox.has(call.name)) {
+          // A tool of a family the tenant does not have: refused with a reason, not just "unknown".
+          const refusal = await registry.refusal(input.ctx, call.name);
+          if (refusal)
+            return {
+              ok: false,
+              args: call.arguments,
+              kind: 'unknown',
+              latencyMs: 0,
+              code: { code: 'tool_disabled' },
+              error: refusal,
+            };
+        }
         const own = toolEvents[i] as TurnEvent[];
         // Progress (`*_delta`: text as it is written) goes out live; a tool's result events follow its tool_result.
         const toolEmit = (e: Extract<TurnEvent, { type: 'tool_event' }>) =>

@@ -6,6 +6,7 @@ import type { TenantDataPort, Tenant } from './data.js';
 import type { Logger } from '../logger.js';
 import type { Block } from '../reply/model.js';
 import type { AgentExtension } from './extension.js';
+import type { ToolFamily } from './toolsets.js';
 
 /** What a tool may know while it decides whether to be offered, and with which schema. */
 export interface OfferContext {
@@ -49,6 +50,8 @@ export interface ToolOutput {
  */
 export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   name: string;
+  /** The family the tool belongs to (set by `createToolSet`): offered only to tenants that have it on. */
+  family?: ToolFamily;
   /** A short human title for progress displays ("Searching campaigns"). */
   title: string;
   description: string;
@@ -89,4 +92,14 @@ export type AnyTool = ToolDefinition<any>;
 export interface ToolSet {
   tools: AnyTool[];
   extensions: AgentExtension[];
+  /** Which families each tenant may use; without it every tool is on. */
+  toolsets?: Toolsets;
+}
+
+/** The tool families a tenant may use (its settings, or what it has data and configuration for). */
+export interface Toolsets {
+  /** The turn's tenant's families; cached per tenant, so a step pays no query. */
+  enabled(ctx: OfferContext): Promise<ReadonlySet<ToolFamily>>;
+  /** Forgets a tenant's cached families (its settings changed on this replica). */
+  invalidate(tenantId: string): void;
 }

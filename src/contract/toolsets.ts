@@ -25,7 +25,9 @@ export function configuredFamilies(settings: Record<string, unknown> | undefined
  * Parses a families argument: `auto` (→ null, the automatic toolset), `none` (→ []), or a
  * comma list of family names. Returns an error message for unknown names.
  */
-export function parseFamilies(text: string): { ok: true; families: ToolFamily[] | null } | { ok: false; error: string } {
+export function parseFamilies(
+  text: string,
+): { ok: true; families: ToolFamily[] | null } | { ok: false; error: string } {
   const trimmed = text.trim().toLowerCase();
   if (trimmed === 'auto') return { ok: true, families: null };
   if (trimmed === 'none') return { ok: true, families: [] };

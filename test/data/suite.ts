@@ -46,7 +46,9 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
 
     describe('toolsets', () => {
       const families = async (id: string) =>
-        (await port.call('tenant_data_families', { tenant_id: id }, rows.tenantDataFamilyRow)).map((r) => r.family).sort();
+        (await port.call('tenant_data_families', { tenant_id: id }, rows.tenantDataFamilyRow))
+          .map((r) => r.family)
+          .sort();
 
       it('each demo tenant has data for its own families only', async () => {
         expect(await families(t())).toEqual(['campaigns', 'competitors', 'quotes']);
@@ -72,7 +74,11 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
           demo: true,
           tools: ['business', 'web'],
         });
-        const [auto] = await port.admin('set_tenant_tools', { tenant: 'harbourside', tools: null }, rows.tenantToolsRow);
+        const [auto] = await port.admin(
+          'set_tenant_tools',
+          { tenant: 'harbourside', tools: null },
+          rows.tenantToolsRow,
+        );
         expect(auto).toEqual({ slug: 'harbourside', tools: null });
         const settings = (await port.resolveTenant('console', 'harbourside'))?.settings;
         expect(settings).toMatchObject({ demo: true });

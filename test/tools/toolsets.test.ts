@@ -6,6 +6,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OfferContext } from '../../src/contract/tool.js';
+import { createConsoleSession } from '../../src/adapters/console/session.js';
+import { createHttpApp } from '../../src/adapters/http/app.js';
 import { tenantsCommand } from '../../src/data/cli/tenants.js';
 import { importRows } from '../../src/data/import/run.js';
 import type { AdminDataPort, Tenant } from '../../src/data/index.js';
@@ -89,6 +91,23 @@ function defineToolsetTests(label: string, open: () => Promise<{ port: AdminData
       expect([...clinic].sort()).toEqual([...CLINIC].sort());
     });
 
+    it('the console talks to the clinic with `--tenant harbourside` (its console workspace)', async () => {
+      const written: string[] = [];
+      const session = createConsoleSession(
+        h.sb.agent,
+        { write: (t) => written.push(t) },
+        { filesDir: '.data/test-files', workspaceId: 'harbourside' },
+      );
+      llm.script({ text: 'We open at 7.' });
+      await session.send('When do you open?');
+      expect(written.join('')).toContain('We open at 7.');
+      const [first] = llm.requestsTo('/chat/completions');
+      expect([...sentToolNames(first!.body)].sort()).toEqual([...CLINIC].sort());
+      expect(JSON.stringify(first!.body.messages)).toContain(
+        'You are Switchboard, the team assistant for Harbourside Physio.',
+      );
+    });
+
     it('refuses a tool of a family that is off when the model calls it anyway, with a log line', async () => {
       llm.script({ toolCalls: [{ name: 'get_policies', arguments: { topic: 'cancellation' } }] }, { text: 'Sorry.' });
       const events = await collect(h.sb.agent.handle(message('Cancellation policy?', { threadId: thread() })));
@@ -146,6 +165,35 @@ function defineToolsetTests(label: string, open: () => Promise<{ port: AdminData
         out: 'Cannot set the tools of harbourside: unknown tool family bookings; use auto, none or a comma list of campaigns, competitors, quotes, business, web, images, artifacts.',
       });
       expect((await cli('tools', 'harbourside', 'business')).code).toBe(0);
+    });
+
+    it('the admin API sets a tenant’s families (ADMIN_TOKEN), and refuses unknown families and tenants', async () => {
+      const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, data: port, adminToken: 'admin-token' });
+      const put = (slug: string, body: unknown, token = 'admin-token') =>
+        app.request(`/tts_admin/tenants/${slug}/tools`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify(body),
+        });
+      expect((await put('harbourside', { tools: ['web'] }, 'wrong')).status).toBe(401);
+      const set = await put('harbourside', { tools: ['web', 'business'] });
+      expect({ status: set.status, body: await set.json() }).toEqual({
+        status: 200,
+        body: { status: 'ok', tenant: 'harbourside', tools: ['business', 'web'] },
+      });
+      expect([...(await offeredTo('harbourside'))].sort()).toEqual([...CLINIC, 'web_search'].sort());
+      const bad = await put('harbourside', { tools: ['bookings'] });
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('validation_failed');
+      expect((await put('nobody', { tools: null })).status).toBe(404);
+      const listed = await app.request('/tts_admin/tenants', { headers: { authorization: 'Bearer admin-token' } });
+      expect(((await listed.json()) as { tenants: unknown[] }).tenants).toContainEqual({
+        slug: 'harbourside',
+        name: 'Harbourside Physio',
+        is_default: false,
+        tools: ['business', 'web'],
+      });
+      expect((await put('harbourside', { tools: ['business'] })).status).toBe(200);
     });
 
     it('an automatic tenant without data gets no campaign, quote, competitor or business tools', async () => {

@@ -15,7 +15,15 @@ export interface ConsoleOutput {
  * One terminal conversation in one thread. Typing `:N` clicks button N of the last reply;
  * files are saved under `filesDir` and their paths printed.
  */
-export function createConsoleSession(agent: Agent, out: ConsoleOutput, opts: { filesDir: string; threadId?: string }) {
+export function createConsoleSession(
+  agent: Agent,
+  out: ConsoleOutput,
+  opts: {
+    filesDir: string;
+    threadId?: string;
+    /** The console workspace (a tenant's slug, e.g. `harbourside`); default: the default tenant. */ workspaceId?: string;
+  },
+) {
   const threadId = opts.threadId ?? randomUUID();
   let buttons: Button[] = [];
 
@@ -30,7 +38,7 @@ export function createConsoleSession(agent: Agent, out: ConsoleOutput, opts: { f
     }
     const message: IncomingMessage = {
       platform: 'console',
-      workspaceId: 'default',
+      workspaceId: opts.workspaceId ?? 'default',
       channelId: 'console',
       threadId,
       messageId: randomUUID(),

@@ -4,6 +4,7 @@ import { DataError, type DataPort } from '../../contract/data.js';
 import { isAdminPort } from '../../data/rpc-port.js';
 import { adminBusinessRow, adminFaqRow, adminPolicyRow, deletedRow } from '../../data/rows.js';
 import type { Logger } from '../../logger.js';
+import { mountTenantAdmin } from './admin-tenants.js';
 import { bearerMatches } from './bearer.js';
 
 /**
@@ -13,7 +14,8 @@ import { bearerMatches } from './bearer.js';
  *   POST   /tts_admin/policies/{business_id}              → { status: "ok", policy }          (201)
  *   PUT    /tts_admin/policies/{business_id}/{policy_id}  → { status: "ok", policy }
  *   DELETE /tts_admin/policies/{business_id}/{policy_id}  → { status: "ok", deleted: id }
- *   and the same for /tts_admin/faqs.
+ *   and the same for /tts_admin/faqs;
+ *   GET /tts_admin/tenants, PUT /tts_admin/tenants/{slug}/tools: tool families (admin-tenants.ts).
  *
  * The tenant is the business's own, found from the id in the path; a body naming a tenant or a
  * business is refused (strict schemas), and a policy or FAQ id of another business is a 404.
@@ -58,6 +60,7 @@ export function mountAdmin(app: Hono, opts: { token: string | undefined; data: D
   });
   if (!isAdminPort(data)) return;
   const port = data;
+  mountTenantAdmin(app, base, port, log);
 
   /** The business in the path, or a response saying why not. */
   async function business(c: Context): Promise<{ id: string } | Response> {

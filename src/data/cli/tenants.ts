@@ -2,7 +2,7 @@
  * npm run tenants -- <command>
  *
  *   pending                                   workspaces waiting for a tenant (TENANT_MODE=strict installs)
- *   approve <slack|discord> <workspace id> --tenant <slug>   map a workspace to a tenant (waiting or not)
+ *   approve <slack|discord|console|http> <workspace id> --tenant <slug>   map a workspace to a tenant (waiting or not)
  *   reject <slack|discord> <workspace id>     drop a waiting workspace's request
  *   installations                             Slack workspaces installed through OAuth (no tokens shown)
  *   list                                      tenants and their tool families
@@ -22,7 +22,7 @@ import { parseFamilies, TOOL_FAMILIES } from '../../contract/toolsets.js';
 import { cliSetup, describeTarget, fail, parseArgs } from './common.js';
 
 export const TENANTS_USAGE = `Usage: npm run tenants -- pending
-       npm run tenants -- approve <slack|discord> <workspace id> --tenant <slug>
+       npm run tenants -- approve <slack|discord|console|http> <workspace id> --tenant <slug>
        npm run tenants -- reject <slack|discord> <workspace id>
        npm run tenants -- installations
        npm run tenants -- list
@@ -63,7 +63,8 @@ export async function tenantsCommand(
     case 'reject': {
       const tenant = options.get('tenant');
       if (
-        (platform !== 'slack' && platform !== 'discord') ||
+        !platform ||
+        !['slack', 'discord', 'console', 'http'].includes(platform) ||
         !workspaceId ||
         (command === 'approve' && typeof tenant !== 'string')
       ) {

@@ -17,8 +17,10 @@ export interface ToolRegistry {
   readonly tools: readonly AnyTool[];
   /** The tools to offer on this step (those whose `offer()` is true), optionally limited to `only`. */
   offered(ctx: OfferContext, only?: readonly string[]): Promise<Map<string, OfferedTool>>;
-  /** Text the tools contribute to the system context, from thread state. */
+  /** Text the tools contribute to the system context, from thread state (sent after the conversation). */
   contexts(ctx: OfferContext): Promise<string[]>;
+  /** Tenant-level text the tools contribute (sent right after the system prompt). */
+  instructions(ctx: OfferContext): Promise<string[]>;
   /**
    * Why `name` may not run for this tenant (its family is off), or undefined. A tool that is
    * off is never offered; this is the answer when the model calls it anyway.
@@ -85,6 +87,11 @@ export function createToolRegistry(
     async contexts(ctx) {
       const on = await allowed(ctx);
       const parts = await Promise.all(tools.filter(on).map((t) => t.context?.(ctx)));
+      return parts.filter((p): p is string => typeof p === 'string' && p.length > 0);
+    },
+    async instructions(ctx) {
+      const on = await allowed(ctx);
+      const parts = await Promise.all(tools.filter(on).map((t) => t.instructions?.(ctx)));
       return parts.filter((p): p is string => typeof p === 'string' && p.length > 0);
     },
     async refusal(ctx, name) {

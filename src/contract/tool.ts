@@ -63,8 +63,17 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   inputFor?: (ctx: OfferContext) => Promise<z.ZodObject> | z.ZodObject;
   /** Whether to offer the tool on this step. Default: always. */
   offer?: (ctx: OfferContext) => Promise<boolean> | boolean;
-  /** Text the tool contributes to the system context of later steps (from thread state). */
+  /**
+   * Text the tool contributes to the system context of later steps (from thread state). It is
+   * sent after the conversation, as the request's last message: it may change from step to
+   * step without breaking the providers' prompt cache of everything before it.
+   */
   context?: (ctx: OfferContext) => Promise<string | undefined> | string | undefined;
+  /**
+   * Tenant-level text (the same for every thread of a tenant, e.g. the business profile): sent
+   * right after the system prompt, so it is part of the prefix providers cache.
+   */
+  instructions?: (ctx: OfferContext) => Promise<string | undefined> | string | undefined;
   /** An emit tool: its validated arguments end the loop. */
   terminal?: boolean;
   timeoutMs?: number;

@@ -104,7 +104,7 @@ function defineToolsetTests(label: string, open: () => Promise<{ port: AdminData
       const [first] = llm.requestsTo('/chat/completions');
       expect([...sentToolNames(first!.body)].sort()).toEqual([...CLINIC].sort());
       expect(JSON.stringify(first!.body.messages)).toContain(
-        'You are Switchboard, the team assistant for Harbourside Physio.',
+        'You are Switchboard, the team assistant for Harbourside Physio, replying in a chat window.',
       );
     });
 

@@ -65,7 +65,7 @@ export async function createSwitchboard(
   const inbox = instrumentInbox(await createInbox(config, log));
   const limits = await rateLimitsFromConfig(config, log);
   const toolSet = opts.tools ? { tools: opts.tools, extensions: [] } : createToolSet(config);
-  const registry = createToolRegistry(toolSet.tools, schemaDialect(config));
+  const registry = createToolRegistry(toolSet.tools, schemaDialect(config), { toolsets: toolSet.toolsets });
   const agent = instrumentAgent(
     createAgent({
       config,

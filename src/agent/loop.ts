@@ -59,15 +59,16 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   const ask = async (step: number, offerTools: boolean, extraSystem?: string): Promise<Completion> => {
     const offerCtx: OfferContext = input.ctx;
     const toolbox = offerTools ? await registry.offered(offerCtx, input.only) : new Map<string, OfferedTool>();
-    const contexts = await registry.contexts(offerCtx);
-    const system = [
-      ...(toolbox.size || toolCalls.length ? [TOOL_FENCE_NOTE] : []),
-      ...contexts,
-      ...(extraSystem ? [extraSystem] : []),
-    ].map((c): ChatMessage => ({ role: 'system', content: c }));
+    const [instructions, contexts] = await Promise.all([registry.instructions(offerCtx), registry.contexts(offerCtx)]);
+    const asSystem = (c: string): ChatMessage => ({ role: 'system', content: c });
+    // Prompt caching: what stays the same from step to step and turn to turn (system prompt, tool
+    // fence note, the tenant's instructions, then the conversation, only ever appended to) comes
+    // first; what a step may change (thread context such as active filters, a step note) comes last.
+    const head = [...(toolbox.size || toolCalls.length ? [TOOL_FENCE_NOTE] : []), ...instructions].map(asSystem);
+    const tail = [...contexts, ...(extraSystem ? [extraSystem] : [])].map(asSystem);
     const started = performance.now();
     const completion = await llm.complete({
-      messages: [...messages.slice(0, 1), ...system, ...messages.slice(1)],
+      messages: [...messages.slice(0, 1), ...head, ...messages.slice(1), ...tail],
       tools: [...toolbox.values()].map((t) => t.spec),
       toolChoice: toolbox.size > 0 ? 'auto' : undefined,
       signal: input.signal,
@@ -144,6 +145,19 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
             code: { code: 'tool_failed' },
             error: `Tool call limit (${limits.maxToolCalls} per message) reached; answer with what you have.`,
           };
+        }
+        if (!lastToolbox.has(call.name)) {
+          // A tool of a family the tenant does not have: refused with a reason, not just "unknown".
+          const refusal = await registry.refusal(input.ctx, call.name);
+          if (refusal)
+            return {
+              ok: false,
+              args: call.arguments,
+              kind: 'unknown',
+              latencyMs: 0,
+              code: { code: 'tool_disabled' },
+              error: refusal,
+            };
         }
         const own = toolEvents[i] as TurnEvent[];
         // Progress (`*_delta`: text as it is written) goes out live; a tool's result events follow its tool_result.

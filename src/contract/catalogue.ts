@@ -80,6 +80,8 @@ export const READ_FUNCTIONS = {
     step_minutes: 'integer?',
     limit: 'integer?',
   },
+  // Which tool families the tenant has data for (the automatic toolset; src/tools/toolsets.ts).
+  tenant_data_families: { tenant_id: 'uuid' },
   // The one write a tool makes (append-only, into the tenant's own business): take_message.
   take_message: {
     tenant_id: 'uuid',
@@ -168,6 +170,9 @@ export const ADMIN_FUNCTIONS = {
   api_token_list: { tenant: 'text?' },
   api_token_tenant: { token_hash: 'text' },
   tenant_by_slug: { slug: 'text' },
+  // Tool families per tenant (`npm run tenants -- tools`, the admin API): null tools = automatic.
+  set_tenant_tools: { tenant: 'text', tools: 'text[]?' },
+  list_tenant_tools: {},
 } as const;
 
 export type ReadFunctionName = keyof typeof READ_FUNCTIONS;

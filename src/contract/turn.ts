@@ -59,7 +59,14 @@ export interface ToolCallRecord {
 }
 
 export interface ToolCallError {
-  code: 'rate_limited' | 'tool_timeout' | 'validation_failed' | 'unknown_tool' | 'tool_failed' | 'limit_unavailable';
+  code:
+    | 'rate_limited'
+    | 'tool_timeout'
+    | 'validation_failed'
+    | 'unknown_tool'
+    | 'tool_disabled'
+    | 'tool_failed'
+    | 'limit_unavailable';
   limit?: number;
   remaining?: number;
   resetAt?: string;

@@ -215,6 +215,14 @@ export const missingEmbeddingRow = z.object({
 });
 
 export const tenantListRow = z.object({ id: uuid, slug: text, name: text, is_default: z.boolean() });
+export const tenantDataFamilyRow = z.object({ family: text });
+export const tenantToolsRow = z.object({ slug: text, tools: z.array(text).nullable() });
+export const tenantToolsListRow = z.object({
+  slug: text,
+  name: text,
+  is_default: z.boolean(),
+  tools: z.array(text).nullable(),
+});
 
 /** The row schema of every catalogued function (tests check each against real output). */
 /** bigint sums arrive as strings from `pg`, numbers elsewhere. */
@@ -339,6 +347,9 @@ export const ROW_SCHEMAS = {
   campaigns_missing_text_embeddings: z.object({ id: uuid, campaign_text: text }),
   set_campaign_text_embeddings: z.object({ updated: z.number().int() }),
   list_tenants: tenantListRow,
+  tenant_data_families: tenantDataFamilyRow,
+  set_tenant_tools: tenantToolsRow,
+  list_tenant_tools: tenantToolsListRow,
   schema_info: schemaInfoRow,
   record_turn_usage: z.object({ id: z.coerce.number().int() }),
   record_turn_usages: z.object({ id: z.coerce.number().int() }),

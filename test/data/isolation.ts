@@ -146,6 +146,7 @@ export function defineIsolationTests(getPort: () => AdminDataPort): void {
       const all = { channels: ['Facebook', 'Instagram'], value_props: ['Cash Back', 'Unlimited Data'], limit: 200 };
       const cases: Record<ReadFunctionName, () => Promise<unknown>> = {
         default_tenant: () => port.call('default_tenant', {}, rows.tenantRow),
+        tenant_data_families: () => port.call('tenant_data_families', { tenant_id: A }, rows.tenantDataFamilyRow),
         resolve_tenant: () =>
           port.call('resolve_tenant', { platform: 'slack', workspace_id: 'T-A-unmapped' }, rows.tenantRow),
         search_campaigns: () =>

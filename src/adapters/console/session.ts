@@ -20,7 +20,14 @@ export interface ConsoleOutput {
 export function createConsoleSession(
   agent: Agent,
   out: ConsoleOutput,
-  opts: { filesDir: string; threadId?: string; style?: TerminalStyle },
+  opts: {
+    filesDir: string;
+    threadId?: string;
+    /** The console workspace (a tenant's slug, e.g. `harbourside`); default: the default tenant. */
+    workspaceId?: string;
+    /** ANSI on a terminal, plain text elsewhere (default: plain). */
+    style?: TerminalStyle;
+  },
 ) {
   const threadId = opts.threadId ?? randomUUID();
   const style = opts.style ?? PLAIN_STYLE;
@@ -38,7 +45,7 @@ export function createConsoleSession(
     }
     const message: IncomingMessage = {
       platform: 'console',
-      workspaceId: 'default',
+      workspaceId: opts.workspaceId ?? 'default',
       channelId: 'console',
       threadId,
       messageId: randomUUID(),

@@ -5,6 +5,7 @@ import { createApiToken, listApiTokens, revokeApiToken } from '../../data/api-to
 import { isAdminPort } from '../../data/rpc-port.js';
 import { adminBusinessRow, adminFaqRow, adminPolicyRow, deletedRow } from '../../data/rows.js';
 import type { Logger } from '../../logger.js';
+import { mountTenantAdmin } from './admin-tenants.js';
 import { bearerMatches } from './bearer.js';
 
 /**
@@ -14,7 +15,8 @@ import { bearerMatches } from './bearer.js';
  *   POST   /tts_admin/policies/{business_id}              → { status: "ok", policy }          (201)
  *   PUT    /tts_admin/policies/{business_id}/{policy_id}  → { status: "ok", policy }
  *   DELETE /tts_admin/policies/{business_id}/{policy_id}  → { status: "ok", deleted: id }
- *   and the same for /tts_admin/faqs.
+ *   and the same for /tts_admin/faqs;
+ *   GET /tts_admin/tenants, PUT /tts_admin/tenants/{slug}/tools: tool families (admin-tenants.ts).
  *
  *   GET    /tts_admin/tokens[?tenant=]                    → { status: "ok", tokens: [...] }   (no secrets)
  *   POST   /tts_admin/tokens  { tenant, label? }          → { status: "ok", token, record }   (201; the secret, once)
@@ -67,6 +69,7 @@ export function mountAdmin(app: Hono, opts: { token: string | undefined; data: D
   });
   if (!isAdminPort(data)) return;
   const port = data;
+  mountTenantAdmin(app, base, port, log);
 
   /** The business in the path, or a response saying why not. */
   async function business(c: Context): Promise<{ id: string } | Response> {

@@ -6,7 +6,7 @@ import { serve, type Serving } from './serve.js';
 async function main(): Promise<void> {
   const config = loadConfigForStartup();
   const log = createLogger(config.LOG_LEVEL);
-  let running: Serving | undefined;
+  let running: Serving | undefined = undefined;
   let stopping = false;
   const stop = async (reason: string, exitCode: number) => {
     if (stopping) return;

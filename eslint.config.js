@@ -23,7 +23,9 @@ export default tseslint.config(
   },
   {
     files: ['**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', globalThis: 'readonly', setInterval: 'readonly' } },
+    languageOptions: {
+      globals: { process: 'readonly', globalThis: 'readonly', setInterval: 'readonly', setImmediate: 'readonly' },
+    },
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

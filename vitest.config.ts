@@ -10,5 +10,7 @@ export default defineConfig({
     pool: 'forks',
     // The fake LLM is strict: every open fake is verified after each test.
     setupFiles: ['test/helpers/strict-fakes.ts'],
+    // A Redis database of the run's own, emptied at the end (test/global-setup.ts).
+    globalSetup: ['test/global-setup.ts'],
   },
 });

@@ -1,5 +1,5 @@
 /**
- * The prompt-injection detector (src/security/injection.ts) on PIGuard's labelled sets
+ * The prompt-injection detector (src/security/injection.ts: rules + learned scorer) on PIGuard's labelled sets
  * (test/fixtures/prompt-injection, MIT): recall per injection source, false-positive rate per
  * benign source, and the two targets.
  *
@@ -12,7 +12,10 @@
  * says. They are reported, not targeted.
  */
 import { readFileSync } from 'node:fs';
-import { detectInjection } from '../src/security/injection.js';
+import { detectInjection, detectWithRules } from '../src/security/injection.js';
+import { decodeModel, loadInjectionModel, MODEL_URL, scoreWithModel } from '../src/security/injection-model.js';
+import { buildSplits, dedupe, loadFinalHeldout, mirrorsPresent, type Row as DataRow } from './injection-data.js';
+import { normalizeForModel } from '../src/security/injection-model.js';
 import { clean } from '../src/security/sanitize.js';
 
 const dir = new URL('../test/fixtures/prompt-injection/', import.meta.url);
@@ -35,6 +38,10 @@ for (const name of ['NotInject_one', 'NotInject_two', 'NotInject_three']) {
 }
 
 const DIRECT = /PINT_(public_prompt_injection|internal_prompt_injection|jailbreak)$/;
+const loadStarted = performance.now();
+const model = decodeModel(readFileSync(MODEL_URL));
+const loadMs = performance.now() - loadStarted;
+loadInjectionModel();
 const sets = new Map<string, { label: 0 | 1; n: number; flagged: number; misses: string[] }>();
 const started = performance.now();
 for (const row of rows) {
@@ -88,4 +95,90 @@ console.log(
 );
 console.log(
   `indirect injections (BIPIA text and code, not targeted: fenced as tool output instead): ${pct(indirect.flagged, indirect.n)} (${indirect.flagged} of ${indirect.n})`,
+);
+
+// ── The learned scorer: held-out (never tuned on) vs seen, rules alone vs rules + model ──
+const combined = (text: string) => detectInjection(clean(text)).flagged;
+const rulesOnly = (text: string) => detectWithRules(clean(text)).flagged;
+type Labelled = { text: string; label: 0 | 1 };
+function figures(rows: Labelled[], flag: (t: string) => boolean) {
+  let pos = 0;
+  let tp = 0;
+  let neg = 0;
+  let fp = 0;
+  for (const r of rows) {
+    const hit = flag(r.text);
+    if (r.label === 1) {
+      pos++;
+      if (hit) tp++;
+    } else {
+      neg++;
+      if (hit) fp++;
+    }
+  }
+  return { pos, tp, neg, fp };
+}
+const cell = (a: number, b: number) => (b ? `${pct(a, b)} (${a}/${b})` : '-');
+const table: [string, string, Labelled[]][] = [];
+const asLabelled = (rows: DataRow[]): Labelled[] => rows.map((r) => ({ text: r.text, label: r.label }));
+if (mirrorsPresent()) {
+  const splits = buildSplits();
+  table.push([
+    'held-out split (TT extraction + GPTeacher roleplay)',
+    'held-out (looked at while tuning)',
+    asLabelled(splits.heldout),
+  ]);
+  table.push(['promptshield test rows (same collection as train)', 'held-out rows', asLabelled(splits.sameCollection)]);
+  table.push(['validation split (threshold chosen here)', 'seen (tuned)', asLabelled(splits.validation)]);
+  // The final held-out collection: set aside before the model was fixed, evaluated once (rows equal
+  // to a training, validation or held-out row after normalisation are dropped).
+  const used = new Set(
+    [...splits.train, ...splits.validation, ...splits.heldout, ...splits.sameCollection].map((r) =>
+      normalizeForModel(r.text),
+    ),
+  );
+  table.push([
+    'final held-out (SHIELD jailbreaks + OWASP sentences)',
+    'held-out, evaluated once',
+    asLabelled(dedupe(loadFinalHeldout(), used)),
+  ]);
+} else {
+  const committed = readFileSync(new URL('../data/injection/heldout.jsonl', import.meta.url), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Labelled);
+  table.push(['committed held-out rows (mirrors absent)', 'held-out (never tuned on)', committed]);
+}
+const notInjectRows = rows
+  .filter((r) => r.set.startsWith('NotInject'))
+  .map((r) => ({ text: r.prompt, label: r.label }));
+const validRows = rows.filter((r) => r.set.startsWith('valid.json')).map((r) => ({ text: r.prompt, label: r.label }));
+const directRows = rows
+  .filter((r) => r.set.startsWith('valid.json') && (r.label === 0 || DIRECT.test(r.set)))
+  .map((r) => ({ text: r.prompt, label: r.label }));
+table.push(['NotInject (3 files, benign look-alikes)', 'seen (reporting only)', notInjectRows]);
+table.push(['PIGuard valid.json (all rows)', 'seen (reporting only)', validRows]);
+table.push(['current bench: PINT direct + benign of valid.json', 'seen (rules written on it)', directRows]);
+console.log(
+  `\nlearned scorer: model file ${(model.weights.length / 1024).toFixed(0)} KiB, load ${loadMs.toFixed(1)} ms, threshold ${model.threshold.toFixed(3)}`,
+);
+console.log(
+  `${'set'.padEnd(54)} ${'kind'.padEnd(34)} ${'recall rules'.padEnd(20)} ${'recall rules+model'.padEnd(20)} ${'FP rules'.padEnd(18)} FP rules+model`,
+);
+for (const [name, kind, labelled] of table) {
+  const r = figures(labelled, rulesOnly);
+  const c = figures(labelled, combined);
+  console.log(
+    `${name.padEnd(54)} ${kind.padEnd(34)} ${cell(r.tp, r.pos).padEnd(20)} ${cell(c.tp, c.pos).padEnd(20)} ${cell(r.fp, r.neg).padEnd(18)} ${cell(c.fp, c.neg)}`,
+  );
+}
+const sample = rows.map((r) => clean(r.prompt));
+let t0 = performance.now();
+for (let k = 0; k < 5; k++) for (const t of sample) scoreWithModel(model, t);
+const perModel = (performance.now() - t0) / (5 * sample.length);
+t0 = performance.now();
+for (let k = 0; k < 5; k++) for (const t of sample) detectInjection(t);
+const perDetect = (performance.now() - t0) / (5 * sample.length);
+console.log(
+  `\nscoring time per message: model ${perModel.toFixed(3)} ms, rules + model ${perDetect.toFixed(3)} ms (mean over ${sample.length} texts ×5)`,
 );

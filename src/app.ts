@@ -1,6 +1,7 @@
 import { createAgent, type Agent } from './agent/agent.js';
 import { type AgentExtension } from './contract/extension.js';
 import { createLlmClient } from './provider/openai.js';
+import { createModelPricing, defaultHistoryMaxTokens } from './provider/pricing.js';
 import type { LlmClient } from './contract/llm.js';
 import { createThreadLock } from './agent/thread-lock.js';
 import { createThreadStore } from './agent/thread-store.js';
@@ -12,6 +13,7 @@ import { createKv, type KvStore } from './state/kv.js';
 import { createInbox, type Inbox } from './turns/index.js';
 import { instrumentAgent, instrumentInbox, instrumentLlm } from './instrument.js';
 import { rateLimitsFromConfig } from './security/rate-limits.js';
+import { createGuard } from './security/guard.js';
 import { createToolSet } from './tools/index.js';
 import { createToolRegistry, type ToolRegistry } from './agent/registry.js';
 import type { AnyTool } from './contract/tool.js';
@@ -42,11 +44,18 @@ export interface SwitchboardOptions {
 
 /** The composition root: config → data → state → tools → agent. Adapters are started by the caller. */
 export async function createSwitchboard(
-  config: Config,
+  given: Config,
   log: Logger,
   opts: SwitchboardOptions = {},
 ): Promise<Switchboard> {
-  const llm = instrumentLlm(opts.llm ?? createLlmClient(config, log));
+  const llm = instrumentLlm(opts.llm ?? createLlmClient(given, log));
+  const pricing = createModelPricing(given, log);
+  // An explicit HISTORY_MAX_TOKENS wins; else it follows the model's context window (see pricing.ts).
+  const contextWindow = pricing.contextWindow(llm.model);
+  const config: Config = {
+    ...given,
+    HISTORY_MAX_TOKENS: given.HISTORY_MAX_TOKENS ?? defaultHistoryMaxTokens(contextWindow),
+  };
   const data =
     opts.data ??
     (await createDataPort(config, log, { embed: (texts: string[], signal?: AbortSignal) => llm.embed(texts, signal) }));
@@ -56,7 +65,7 @@ export async function createSwitchboard(
   const inbox = instrumentInbox(await createInbox(config, log));
   const limits = await rateLimitsFromConfig(config, log);
   const toolSet = opts.tools ? { tools: opts.tools, extensions: [] } : createToolSet(config);
-  const registry = createToolRegistry(toolSet.tools, schemaDialect(config));
+  const registry = createToolRegistry(toolSet.tools, schemaDialect(config), { toolsets: toolSet.toolsets });
   const agent = instrumentAgent(
     createAgent({
       config,
@@ -69,6 +78,8 @@ export async function createSwitchboard(
       now: opts.now,
       extensions: [...toolSet.extensions, ...(opts.extensions ?? [])],
       rateLimits: limits.limits,
+      pricing,
+      guard: createGuard(config),
     }),
     { data, config },
   );
@@ -78,6 +89,9 @@ export async function createSwitchboard(
       vectors: data.vectorsAvailable,
       state: config.REDIS_URL ? 'redis' : 'memory',
       tools: registry.tools.map((t) => t.name),
+      model: llm.model,
+      prices: pricing.source(llm.model) ?? 'unknown',
+      historyMaxTokens: config.HISTORY_MAX_TOKENS,
     },
     'switchboard ready',
   );

@@ -27,6 +27,29 @@ const optionalUrl = z
   .transform((v) => (v === '' ? undefined : v))
   .pipe(z.url({ protocol: /^(https?|redis|rediss|postgres|postgresql|wss?)$/ }).optional())
   .optional();
+/** Comma-separated domain names (`example.com, docs.example.org`), lower-cased; a leading `*.` or `.` is dropped. Empty: none. */
+const domainList = z
+  .string()
+  .default('')
+  .transform((v) =>
+    v
+      .split(',')
+      .map((d) =>
+        d
+          .trim()
+          .toLowerCase()
+          .replace(/^\*?\./, '')
+          .replace(/\.$/, ''),
+      )
+      .filter(Boolean),
+  )
+  .pipe(
+    z.array(
+      z
+        .string()
+        .regex(/^[a-z0-9-]+(\.[a-z0-9-]+)*$/, 'lists domain names only (example.com), without a scheme, port or path'),
+    ),
+  );
 const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(def);
 const optionalPositiveInt = z
@@ -41,6 +64,45 @@ const optionalPositiveInt = z
       .positive('must be greater than 0')
       .optional(),
   );
+/** A positive amount of US dollars, e.g. `25` or `12.50` (empty means unset). */
+const optionalUsd = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? undefined : Number(v)))
+  .pipe(
+    z.number({ error: 'expected an amount in USD, e.g. 25 or 12.50' }).positive('must be greater than 0').optional(),
+  );
+
+/** USD per 1M tokens; `cachedInput` defaults to `input`. */
+const modelPrice = z.strictObject({
+  input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  cachedInput: z.number().nonnegative().optional(),
+  /** The model's context window in tokens (sets HISTORY_MAX_TOKENS' default like the catalogue's). */
+  contextWindow: z.number().int().positive().optional(),
+});
+export type ModelPrice = z.infer<typeof modelPrice>;
+/** `MODEL_PRICES`: {"<model>": {"input": 0.2, "output": 0.6, "cachedInput": 0.05}}, by the model name as configured. */
+const modelPrices = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v === '') return {};
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.record(z.string().min(1), modelPrice, {
+      error: 'expected {"<model>": {"input": <USD per 1M>, "output": <USD per 1M>, "cachedInput"?: <USD per 1M>}}',
+    }),
+  );
+
 const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
   .optional()
@@ -69,23 +131,67 @@ export const configSchema = z
     ARTIFACT_MODEL: optionalString,
     /** A faster model for web-search query rewriting (same endpoint); default OPENAI_MODEL. */
     REWRITE_MODEL: optionalString,
+    /** A classifier model (e.g. a Prompt Guard model) asked about each user message beside the first step; off when unset. */
+    GUARD_MODEL: optionalString,
+    /** Its OpenAI-compatible endpoint; default OPENAI_BASE_URL. */
+    GUARD_BASE_URL: optionalUrl,
+    /** The key for GUARD_BASE_URL (the chat key is never sent there); default OPENAI_API_KEY on the chat endpoint. */
+    GUARD_API_KEY: optionalString,
+    /** The classifier's budget per message; past it the message goes on without its verdict (fail-open). */
+    GUARD_TIMEOUT_MS: int(300, 20, 10_000),
     // HTTP
     PORT: int(3000, 0, 65_535),
     HOST: z.string().default('0.0.0.0'),
+    /** The bearer token for /api/* (and the default tenant's); unset, /api answers loopback clients only. */
     API_TOKEN: optionalString,
     /** The admin API's bearer token (/tts_admin: policies and FAQs); off when unset. */
     ADMIN_TOKEN: optionalString,
+    /** The bearer token for /metrics (from everyone); unset, /metrics answers loopback clients only. */
+    METRICS_TOKEN: optionalString,
+    /**
+     * Proxies in front of us whose X-Forwarded-For we believe: `false` (default; the header is
+     * ignored), `true` (one: the last entry is the client) or a number of hops.
+     */
+    TRUST_PROXY: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v, ctx): number => {
+        const s = (v ?? '').toLowerCase();
+        if (s === '' || s === 'false' || s === 'no' || s === '0') return 0;
+        if (s === 'true' || s === 'yes') return 1;
+        const n = Number(s);
+        if (Number.isInteger(n) && n >= 1 && n <= 10) return n;
+        ctx.addIssue({
+          code: 'custom',
+          message: 'is false, true (one proxy) or the number of proxies in front (1-10)',
+        });
+        return z.NEVER;
+      }),
     // Agent
     AGENT_MAX_STEPS: int(5, 1, 50),
     AGENT_MAX_TOOL_CALLS: int(3, 1, 50),
     TOOL_TIMEOUT_MS: int(10_000, 100),
     TURN_TIMEOUT_MS: int(120_000, 1_000),
-    HISTORY_MAX_TOKENS: int(6_000, 200),
+    /**
+     * Token budget of the thread history sent to the model. Unset: 5% of the model's context
+     * window when the price catalogue (or MODEL_PRICES) knows it, between 2,000 and 32,000; else 6,000.
+     */
+    HISTORY_MAX_TOKENS: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v === undefined || v === '' ? undefined : Number(v)))
+      .pipe(z.number({ error: 'expected a whole number' }).int('expected a whole number').min(200).optional()),
     THREAD_TTL_DAYS: int(30, 1),
     /** Tokens (prompt + completion) one user may use per UTC day; unset = unlimited. */
     TOKEN_BUDGET_PER_USER_DAILY: optionalPositiveInt,
     /** Tokens one tenant may use per UTC month; unset = unlimited. */
     TOKEN_BUDGET_PER_TENANT_MONTHLY: optionalPositiveInt,
+    /** USD one tenant may spend per UTC month (from the ledger's costs); unset = unlimited. */
+    BUDGET_USD_PER_TENANT_MONTHLY: optionalUsd,
+    /** Prices for models the bundled catalogue lacks or prices differently (self-hosted: 0). */
+    MODEL_PRICES: modelPrices,
     // Business lookups (seed 004's router limits)
     /** One business lookup gives up after this long (the seed: 200–400 ms). */
     BUSINESS_TOOL_TIMEOUT_MS: int(400, 50, 60_000),
@@ -93,6 +199,8 @@ export const configSchema = z
     BUSINESS_TURN_BUDGET_MS: int(1_000, 50, 120_000),
     /** Business tool calls per turn; more are refused with an error the model can act on. */
     BUSINESS_MAX_CALLS: int(2, 1, 20),
+    /** Failed booking lookups (no booking, or a wrong phone/email) one user may make per hour; then lookups pause (0: off). */
+    BOOKING_LOOKUP_FAILURES_PER_HOUR: int(5, 0, 10_000),
     // Limits
     /** Messages one user may send per minute; over it they get one notice and no answers (0: off). */
     USER_MESSAGES_PER_MINUTE: int(20, 0, 10_000),
@@ -131,6 +239,8 @@ export const configSchema = z
     SUPABASE_SERVICE_ROLE_KEY: optionalString,
     PGLITE_DIR: z.string().default('.data/pglite'),
     PGLITE_MEMORY: flag,
+    /** Postgres (DATABASE_URL): apply pending migrations at start-up, under an advisory lock (replicas wait in turn). */
+    MIGRATE_ON_START: flag,
     TENANT_MODE: z.enum(['open', 'strict']).default('open'),
     // Web search
     TAVILY_API_KEY: optionalString,
@@ -150,6 +260,8 @@ export const configSchema = z
     /** Seals installation tokens at rest: 32 bytes as 64 hex characters (`openssl rand -hex 32`). */
     SLACK_TOKEN_ENCRYPTION_KEY: hex32('is 32 bytes as 64 hexadecimal characters (openssl rand -hex 32)'),
     // Discord
+    /** Comma-separated domains whose links may unfurl in Slack (a domain covers its subdomains); every other link is posted with unfurling off. */
+    SLACK_UNFURL_DOMAINS: domainList,
     DISCORD_TOKEN: optionalString,
     DISCORD_APPLICATION_ID: optionalString,
     DISCORD_API_URL: optionalUrl,
@@ -202,6 +314,8 @@ export const configSchema = z
           .filter(Boolean),
       )
       .pipe(z.array(z.string().regex(/^\d{15,22}$/, 'role ids are Discord snowflakes (digits)')).optional()),
+    /** Comma-separated domains whose links may show a preview (embed) in Discord; every other link in model text is posted with embeds suppressed. */
+    DISCORD_EMBED_DOMAINS: domainList,
     // Logs
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })

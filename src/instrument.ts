@@ -17,9 +17,9 @@ export function instrumentAgent(
   agent: Agent,
   deps: { data: DataPort; config: Pick<Config, 'TENANT_MODE' | 'OPENAI_MODEL'> },
 ): Agent {
-  const tenantLabel = async (platform: string, workspaceId: string, orgId?: string): Promise<string> => {
+  const tenantLabel = async (platform: string, workspaceId: string, orgId?: string, slug?: string): Promise<string> => {
     try {
-      const t = await tenantFor(deps.data, deps.config.TENANT_MODE, platform, workspaceId, orgId);
+      const t = await tenantFor(deps.data, deps.config.TENANT_MODE, platform, workspaceId, orgId, slug);
       return t?.slug ?? t?.id ?? 'none';
     } catch {
       return 'unknown';
@@ -33,7 +33,7 @@ export function instrumentAgent(
         for await (const event of agent.handle(message, signal)) {
           if (event.type === 'done') {
             outcome = 'ok';
-            const tenant = await tenantLabel(message.platform, message.workspaceId, message.orgId);
+            const tenant = await tenantLabel(message.platform, message.workspaceId, message.orgId, message.tenant);
             metrics.llmTokens.inc(
               { kind: 'prompt', model: deps.config.OPENAI_MODEL, tenant },
               event.usage.promptTokens,

@@ -16,6 +16,8 @@ export const REDACT_PATHS = [
   '*.phone',
   '*.customer_email',
   '*.customer_phone',
+  // A guest's second fact for a booking lookup (get_booking_by_id).
+  '*.phone_or_email',
   '*.customerEmail',
   '*.customerPhone',
   'config.OPENAI_API_KEY',

@@ -1,5 +1,7 @@
+import type { AddressInfo } from 'node:net';
 import { configuredAdapters } from './adapters/adapter.js';
 import { type PlatformAdapter } from './adapters/platform.js';
+import { describeAccess } from './adapters/http/access.js';
 import { createHttpApp } from './adapters/http/app.js';
 import { mountOps } from './adapters/http/ops.js';
 import { startHttpServer } from './adapters/http/server.js';
@@ -16,6 +18,8 @@ export interface Serving {
    * SHUTDOWN_DRAIN_MS, then are handed back to the inbox (another replica replays them).
    */
   stop(): Promise<void>;
+  /** /readyz answers 503 from now on (a fatal error: the process is about to drain and exit). */
+  markNotReady(): void;
 }
 
 /**
@@ -30,11 +34,22 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     agent: sb.agent,
     log,
     apiToken: config.API_TOKEN,
+    trustProxy: config.TRUST_PROXY,
     adminToken: config.ADMIN_TOKEN,
     data: sb.data,
     health: () => ({ data: sb.data.kind, inbox: sb.inbox.kind, adapters: adapters.map((a) => a.name) }),
   });
-  mountOps(app, { data: sb.data, kv: sb.kv, inbox: sb.inbox, adapters, log });
+  let notReady = false;
+  mountOps(app, {
+    data: sb.data,
+    kv: sb.kv,
+    inbox: sb.inbox,
+    adapters,
+    log,
+    metricsToken: config.METRICS_TOKEN,
+    trustProxy: config.TRUST_PROXY,
+    draining: () => notReady,
+  });
   const http = await startHttpServer(
     app,
     config.PORT,
@@ -50,15 +65,26 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     await sb.close();
     throw err;
   }
+  const { port } = http.server.address() as AddressInfo;
+  const listen = `${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
+  // One line: what is open to whom, and where.
   log.info(
     { url: http.url, adapters: adapters.map((a) => a.name), inbox: sb.inbox.kind },
-    `Switchboard listening on ${http.url}`,
+    describeAccess({
+      apiToken: config.API_TOKEN,
+      metricsToken: config.METRICS_TOKEN,
+      adminToken: config.ADMIN_TOKEN,
+      trustedHops: config.TRUST_PROXY,
+      listen,
+    }),
   );
   return {
     url: http.url,
     sb,
     adapters,
+    markNotReady: () => void (notReady = true),
     async stop() {
+      notReady = true;
       // No new requests or events; requests in flight (SSE answers) and running turns drain side by side.
       const requests = http.close(config.SHUTDOWN_DRAIN_MS);
       await Promise.allSettled(adapters.map((a) => a.stop()));

@@ -43,7 +43,7 @@ function defineAdminTests(label: string, open: () => Promise<{ port: AdminDataPo
     beforeAll(async () => {
       ({ port, close: closePort } = await open());
       h = await startHarness({ data: port, ...createBusinessTools(testConfig()) });
-      const tenant = await port.defaultTenant();
+      const tenant = (await port.resolveTenant('http', 'harbourside'))!;
       businessId = (await port.call('get_business', { tenant_id: tenant.id }, businessRow))[0]!.business_id;
       const other = await addTenant(port, 'other-clinic', true);
       otherBusinessId = (await port.call('get_business', { tenant_id: other.id }, businessRow))[0]!.business_id;
@@ -127,7 +127,11 @@ function defineAdminTests(label: string, open: () => Promise<{ port: AdminDataPo
           { toolCalls: [{ name: 'get_policies', arguments: { topic: 'gift vouchers' } }] },
           { text: 'Twelve months.' },
         );
-        await collect(h.sb.agent.handle(message('How long are gift vouchers valid?', { threadId: 'admin-1' })));
+        await collect(
+          h.sb.agent.handle(
+            message('How long are gift vouchers valid?', { workspaceId: 'harbourside', threadId: 'admin-1' }),
+          ),
+        );
         expect(toolResults(h.llm.requestsTo('/chat/completions')[1]).at(-1)).toBe(
           'Gift Vouchers [gift vouchers]: Gift vouchers are valid for 12 months.',
         );

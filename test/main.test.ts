@@ -184,6 +184,82 @@ describe('npm start', () => {
     expect(code).toBe(0);
   }, 120_000);
 
+  for (const fault of ['uncaught_exception', 'unhandled_rejection'] as const) {
+    it(`an error that escapes every handler (${fault}) is logged with its code, drained and exits 1`, async () => {
+      const port = await freePort();
+      let ready: unknown;
+      const { code, out } = await run(
+        {
+          OPENAI_API_KEY: 'sk-x',
+          OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
+          PORT: String(port),
+          PGLITE_MEMORY: '1',
+          LOG_LEVEL: 'info',
+          NODE_OPTIONS: '--import ./test/helpers/fault-on-signal.mjs',
+          ...(fault === 'unhandled_rejection' ? { FAULT: 'rejection' } : {}),
+        },
+        undefined,
+        90_000,
+        (child) => {
+          let sent = false;
+          child.stdout!.on('data', (d: Buffer) => {
+            if (sent || !d.toString().includes('Switchboard listening')) return;
+            sent = true;
+            void (async () => {
+              ready = (await fetch(`http://127.0.0.1:${port}/readyz`)).status;
+              child.kill('SIGUSR2');
+            })();
+          });
+        },
+      );
+      expect(ready).toBe(200);
+      const fatal = out.split('\n').find((l) => l.includes(`"code":"${fault}"`));
+      expect(fatal, out).toBeDefined();
+      expect(JSON.parse(fatal!)).toMatchObject({ level: 60 });
+      expect(out).toContain('"msg":"shutting down"');
+      expect(code).toBe(1);
+    }, 120_000);
+  }
+
+  it('npm start passes SIGTERM on: the bot shuts down and frees its port (npm does not signal a shell’s child)', async () => {
+    const port = await freePort();
+    const child = spawn('npm', ['start', '--silent'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        OPENAI_API_KEY: 'sk-x',
+        OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
+        PORT: String(port),
+        PGLITE_MEMORY: '1',
+        LOG_LEVEL: 'info',
+      },
+      cwd: process.cwd(),
+    });
+    let out = '';
+    const listening = new Promise<void>((resolve) =>
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('Switchboard listening')) resolve();
+      }),
+    );
+    const exited = once(child, 'exit');
+    await listening;
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    child.kill('SIGTERM'); // npm's own pid, as `kill -TERM` of what `npm start` printed would
+    await exited;
+    // The bot itself stops: its port refuses connections within the drain window.
+    const until = Date.now() + 20_000;
+    let refused = false;
+    while (!refused && Date.now() < until) {
+      refused = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        () => false,
+        () => true,
+      );
+      if (!refused) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(refused).toBe(true);
+  }, 120_000);
+
   it('exits 2 naming PORT when the port is taken', async () => {
     const port = await freePort();
     const blocker = createServer().listen(port, '127.0.0.1');

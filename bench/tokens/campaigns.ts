@@ -84,6 +84,8 @@ export async function campaignTokenFigures(): Promise<string[]> {
         signal: new AbortController().signal,
         now: () => new Date(),
         emit: () => {},
+        // The campaign tools count no failures.
+        failures: { check: async () => ({ ok: true }), record: async () => undefined },
       };
       const tool = byName(name);
       const output = await tool.run(tool.input.parse(args), ctx);

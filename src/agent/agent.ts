@@ -4,13 +4,14 @@ import { tenantFor } from '../data/index.js';
 import type { DataPort, Tenant } from '../contract/data.js';
 import type { Logger } from '../logger.js';
 import { fenceFlaggedMessage } from '../security/fence.js';
+import type { Guard } from '../security/guard.js';
 import { detectInjection } from '../security/injection.js';
 import { createRateLimits, type RateLimits } from '../security/rate-limits.js';
 import { clean } from '../security/sanitize.js';
 import type { ToolRegistry } from './registry.js';
 import { createEventChannel } from './event-channel.js';
 import { trimCounted } from './history.js';
-import { LlmError, type LlmClient } from '../contract/llm.js';
+import { LlmError, type LlmClient, type ModelPricing } from '../contract/llm.js';
 import { linkedSignal } from './linked-signal.js';
 import { ThreadLockTimeoutError } from './thread-lock.js';
 import { runLoop } from './loop.js';
@@ -24,7 +25,7 @@ import type {
 } from '../contract/extension.js';
 import { systemPrompt } from './prompts.js';
 import { threadKey, type ThreadState } from '../contract/thread-state.js';
-import { UserFacingError, type IncomingMessage, type TurnEvent, type TurnFlag } from '../contract/turn.js';
+import { UserFacingError, type IncomingMessage, type TurnEvent, type TurnFlag, type Usage } from '../contract/turn.js';
 
 export interface ThreadStoreLike {
   load(key: string): Promise<ThreadState>;
@@ -56,6 +57,10 @@ export interface AgentDeps {
   extensions?: AgentExtension[];
   /** Tool and message rate limits (default: in memory, seed 001's numbers, 20 messages a minute). */
   rateLimits?: RateLimits;
+  /** Prices each turn for the ledger (default: none, every turn's cost is null). */
+  pricing?: ModelPricing;
+  /** The optional classifier model (`GUARD_MODEL`), asked beside the first step; fail-open. */
+  guard?: Guard;
 }
 
 export interface Agent {
@@ -67,6 +72,8 @@ const MAX_TOOL_ERRORS = 3;
 
 export function createAgent(deps: AgentDeps): Agent {
   const { config, llm, registry, data, store, lock, log } = deps;
+  /** Set from the model's context window by the composition root when the setting is unset. */
+  const historyMax = config.HISTORY_MAX_TOKENS ?? 6_000;
   const now = deps.now ?? (() => new Date());
   const ext = mergeExtensions(deps.extensions ?? []);
   ext.commands.ask ??= async (options) => ({ message: options.question ?? options.text ?? '' });
@@ -75,13 +82,14 @@ export function createAgent(deps: AgentDeps): Agent {
   const rateLimits = deps.rateLimits ?? createRateLimits({ log });
 
   /** The token ledger's row for a turn that used the LLM; a failed write never fails the turn. */
-  async function recordUsage(
-    message: IncomingMessage,
-    tenant: Tenant,
-    usage: { promptTokens: number; completionTokens: number },
-    toolCalls: number,
-  ): Promise<void> {
+  async function recordUsage(message: IncomingMessage, tenant: Tenant, usage: Usage, toolCalls: number): Promise<void> {
     if (usage.promptTokens + usage.completionTokens === 0) return;
+    let costUsd: number | null = null;
+    try {
+      costUsd = deps.pricing?.cost(llm.model, usage) ?? null;
+    } catch (err) {
+      log.warn({ err, model: llm.model }, 'could not price a turn; its ledger row has no cost');
+    }
     await data
       .recordUsage({
         tenantId: tenant.id,
@@ -92,13 +100,23 @@ export function createAgent(deps: AgentDeps): Agent {
         model: llm.model,
         promptTokens: usage.promptTokens,
         completionTokens: usage.completionTokens,
+        cachedPromptTokens: usage.cachedPromptTokens ?? 0,
+        reasoningTokens: usage.reasoningTokens ?? 0,
+        costUsd,
         toolCalls,
       })
       .catch((err: unknown) => log.warn({ err, tenant: tenant.id }, 'could not write the token ledger row for a turn'));
   }
 
   async function tenantOf(message: IncomingMessage): Promise<Tenant> {
-    const tenant = await tenantFor(data, config.TENANT_MODE, message.platform, message.workspaceId, message.orgId);
+    const tenant = await tenantFor(
+      data,
+      config.TENANT_MODE,
+      message.platform,
+      message.workspaceId,
+      message.orgId,
+      message.tenant,
+    );
     if (tenant) return tenant;
     const place = message.platform === 'discord' ? 'server' : 'workspace';
     throw new UserFacingError(
@@ -149,10 +167,19 @@ export function createAgent(deps: AgentDeps): Agent {
         const flags: TurnFlag[] = verdict.flagged ? ['prompt_injection'] : [];
         if (verdict.flagged)
           turnLog.warn(
-            { flags, score: verdict.score, families: verdict.families, userId: message.userId },
+            {
+              flags,
+              score: verdict.score,
+              modelScore: verdict.modelScore,
+              families: verdict.families,
+              userId: message.userId,
+            },
             'message flagged as a prompt injection; answered fenced',
           );
-        const text = verdict.flagged ? fenceFlaggedMessage(resolved) : resolved;
+        let text = verdict.flagged ? fenceFlaggedMessage(resolved) : resolved;
+        // The classifier model, if any, runs beside the first step (the turn does not wait for it
+        // to start answering); its verdict is awaited, within its budget, before the turn is recorded.
+        const guarded = deps.guard?.check(resolved, turnLog);
         let mode = state.mode ? ext.modes[state.mode.name] : undefined;
         const loopIn = (m: ModeDefinition | undefined) =>
           runLoop({
@@ -160,10 +187,24 @@ export function createAgent(deps: AgentDeps): Agent {
             registry,
             messages: [
               { role: 'system', content: m ? m.system(scope) : systemPrompt(tenant, message, now()) },
-              ...trimCounted(state.history, config.HISTORY_MAX_TOKENS, state.historyTokens).messages,
+              ...trimCounted(state.history, historyMax, state.historyTokens).messages,
               { role: 'user', content: text },
             ],
-            ctx: { tenant, state, data: tenantData, log: turnLog, message, llm, now },
+            ctx: {
+              tenant,
+              state,
+              data: tenantData,
+              log: turnLog,
+              message,
+              llm,
+              now,
+              // Bound to the turn's user here: a tool counts failures for this user only.
+              failures: rateLimits.failures({
+                tenantId: tenant.id,
+                platform: message.platform,
+                userId: message.userId,
+              }),
+            },
             rateLimits,
             limits: {
               maxSteps: m?.maxSteps ?? config.AGENT_MAX_STEPS,
@@ -193,10 +234,27 @@ export function createAgent(deps: AgentDeps): Agent {
           result.data = { ...routing.data, ...result.data };
         }
         if (result.ended === 'no_terminal' && mode?.requireTerminal) result.text = mode.requireTerminal.giveUp;
+        const guardVerdict = await guarded;
+        if (guardVerdict?.flagged && !verdict.flagged) {
+          // Too late to fence this step's input, but the turn is flagged and the history keeps it
+          // fenced, so every later turn reads it as untrusted.
+          flags.push('prompt_injection');
+          text = fenceFlaggedMessage(resolved);
+          turnLog.warn(
+            {
+              flags,
+              guardLabel: guardVerdict.label,
+              score: verdict.score,
+              modelScore: verdict.modelScore,
+              userId: message.userId,
+            },
+            'message flagged as a prompt injection by GUARD_MODEL; kept fenced in the history',
+          );
+        }
         await mode?.after?.(result, scope);
         const kept = trimCounted(
           [...state.history, { role: 'user', content: text }, ...result.added],
-          config.HISTORY_MAX_TOKENS,
+          historyMax,
           state.historyTokens,
         );
         state.history = kept.messages;

@@ -3,13 +3,17 @@ import type { DataPort, Tenant } from '../contract/data.js';
 import type { Logger } from '../logger.js';
 import { UserFacingError, type IncomingMessage } from '../contract/turn.js';
 
-export type BudgetConfig = Pick<Config, 'TOKEN_BUDGET_PER_USER_DAILY' | 'TOKEN_BUDGET_PER_TENANT_MONTHLY'>;
+export type BudgetConfig = Pick<
+  Config,
+  'TOKEN_BUDGET_PER_USER_DAILY' | 'TOKEN_BUDGET_PER_TENANT_MONTHLY' | 'BUDGET_USD_PER_TENANT_MONTHLY'
+>;
 
 /**
  * Token budgets, checked by the core before a turn starts (every adapter's turns pass there):
  * a user's tokens in the current UTC day, a tenant's in the current UTC month, summed from the
- * token ledger. A turn that would start over budget is refused with `budget_exhausted` and
- * the reset time. Unset budgets cost nothing (no query).
+ * token ledger, and a tenant's cost in USD in the current UTC month (the ledger's priced turns;
+ * a turn with no known price adds nothing). A turn that would start over budget is refused with
+ * `budget_exhausted` and the reset time. Unset budgets cost nothing (no query).
  *
  * If the ledger cannot be read the turn runs (fail open) and a warning is logged: a budget
  * caps spend over a day or a month, and a short database outage should not silence the bot.
@@ -19,7 +23,8 @@ export function createBudgets(data: DataPort, config: Partial<BudgetConfig>, log
     async check(message: IncomingMessage, tenant: Tenant): Promise<void> {
       const perUser = config.TOKEN_BUDGET_PER_USER_DAILY;
       const perTenant = config.TOKEN_BUDGET_PER_TENANT_MONTHLY;
-      if (!perUser && !perTenant) return;
+      const usdPerTenant = config.BUDGET_USD_PER_TENANT_MONTHLY;
+      if (!perUser && !perTenant && !usdPerTenant) return;
       const at = now();
       try {
         if (perUser) {
@@ -34,15 +39,21 @@ export function createBudgets(data: DataPort, config: Partial<BudgetConfig>, log
             );
           }
         }
-        if (perTenant) {
+        if (perTenant || usdPerTenant) {
           const from = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
           const to = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
           const used = await data.usageTotals({ tenant: tenant.id, from, to });
-          if (used && used.promptTokens + used.completionTokens >= perTenant) {
+          const overTokens = !!perTenant && !!used && used.promptTokens + used.completionTokens >= perTenant;
+          const overUsd = !!usdPerTenant && !!used && used.costUsd >= usdPerTenant;
+          if (overTokens || overUsd) {
+            log.info(
+              { tenant: tenant.id, budget: overUsd ? 'usd_per_tenant_monthly' : 'tokens_per_tenant_monthly' },
+              'turn refused: the tenant is over its monthly budget',
+            );
             const place = message.platform === 'discord' ? 'server' : 'workspace';
             throw new UserFacingError(
               'budget_exhausted',
-              `This ${place} has used its monthly token budget. It resets on ${to.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', timeZone: 'UTC' })} at 00:00 UTC.`,
+              `This ${place} has used its monthly ${overUsd ? 'spending' : 'token'} budget. It resets on ${to.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', timeZone: 'UTC' })} at 00:00 UTC.`,
               { resetAt: to.toISOString() },
             );
           }

@@ -45,7 +45,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   const { llm, registry, limits, emit, log } = input;
   const messages = [...input.messages];
   const firstAdded = messages.length;
-  const usage: Usage = { promptTokens: 0, completionTokens: 0 };
+  const usage: Usage = { promptTokens: 0, completionTokens: 0, cachedPromptTokens: 0, reasoningTokens: 0 };
   const toolCalls: ToolCallRecord[] = [];
   const blocksByKey = new Map<string, Block[]>();
   const data: Record<string, unknown> = {};
@@ -59,15 +59,16 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   const ask = async (step: number, offerTools: boolean, extraSystem?: string): Promise<Completion> => {
     const offerCtx: OfferContext = input.ctx;
     const toolbox = offerTools ? await registry.offered(offerCtx, input.only) : new Map<string, OfferedTool>();
-    const contexts = await registry.contexts(offerCtx);
-    const system = [
-      ...(toolbox.size || toolCalls.length ? [TOOL_FENCE_NOTE] : []),
-      ...contexts,
-      ...(extraSystem ? [extraSystem] : []),
-    ].map((c): ChatMessage => ({ role: 'system', content: c }));
+    const [instructions, contexts] = await Promise.all([registry.instructions(offerCtx), registry.contexts(offerCtx)]);
+    const asSystem = (c: string): ChatMessage => ({ role: 'system', content: c });
+    // Prompt caching: what stays the same from step to step and turn to turn (system prompt, tool
+    // fence note, the tenant's instructions, then the conversation, only ever appended to) comes
+    // first; what a step may change (thread context such as active filters, a step note) comes last.
+    const head = [...(toolbox.size || toolCalls.length ? [TOOL_FENCE_NOTE] : []), ...instructions].map(asSystem);
+    const tail = [...contexts, ...(extraSystem ? [extraSystem] : [])].map(asSystem);
     const started = performance.now();
     const completion = await llm.complete({
-      messages: [...messages.slice(0, 1), ...system, ...messages.slice(1)],
+      messages: [...messages.slice(0, 1), ...head, ...messages.slice(1), ...tail],
       tools: [...toolbox.values()].map((t) => t.spec),
       toolChoice: toolbox.size > 0 ? 'auto' : undefined,
       signal: input.signal,
@@ -78,8 +79,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
         emit({ type: 'reasoning_status', text: 'Reasoning…' });
       },
     });
-    usage.promptTokens += completion.usage?.promptTokens ?? 0;
-    usage.completionTokens += completion.usage?.completionTokens ?? 0;
+    addUsage(usage, completion.usage);
     log.info(
       {
         step,
@@ -146,6 +146,19 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
             error: `Tool call limit (${limits.maxToolCalls} per message) reached; answer with what you have.`,
           };
         }
+        if (!lastToolbox.has(call.name)) {
+          // A tool of a family the tenant does not have: refused with a reason, not just "unknown".
+          const refusal = await registry.refusal(input.ctx, call.name);
+          if (refusal)
+            return {
+              ok: false,
+              args: call.arguments,
+              kind: 'unknown',
+              latencyMs: 0,
+              code: { code: 'tool_disabled' },
+              error: refusal,
+            };
+        }
         const own = toolEvents[i] as TurnEvent[];
         // Progress (`*_delta`: text as it is written) goes out live; a tool's result events follow its tool_result.
         const toolEmit = (e: Extract<TurnEvent, { type: 'tool_event' }>) =>
@@ -189,10 +202,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
         toolErrors++;
         return;
       }
-      if (run.output.usage) {
-        usage.promptTokens += run.output.usage.promptTokens;
-        usage.completionTokens += run.output.usage.completionTokens;
-      }
+      addUsage(usage, run.output.usage);
       if (run.output.blocks) blocksByKey.set(run.output.blocksKey ?? call.name, run.output.blocks);
       Object.assign(data, run.output.data);
       if (lastToolbox.get(call.name)?.tool.terminal && !terminal) {
@@ -243,4 +253,13 @@ function withoutReasoning(message: ChatMessage): ChatMessage {
 function firstLine(text: string): string {
   const line = text.split('\n', 1)[0] ?? '';
   return line.length > 140 ? `${line.slice(0, 139)}…` : line;
+}
+
+/** Adds one step's (or a tool's) usage to the turn's. */
+function addUsage(total: Usage, step: Usage | undefined): void {
+  if (!step) return;
+  total.promptTokens += step.promptTokens;
+  total.completionTokens += step.completionTokens;
+  total.cachedPromptTokens = (total.cachedPromptTokens ?? 0) + (step.cachedPromptTokens ?? 0);
+  total.reasoningTokens = (total.reasoningTokens ?? 0) + (step.reasoningTokens ?? 0);
 }

@@ -39,15 +39,14 @@ export function languageName(code: string): string {
 export function systemPrompt(tenant: Tenant, message: IncomingMessage, now: Date): string {
   const where =
     message.platform === 'slack' || message.platform === 'discord'
-      ? `You are replying in a ${message.platform === 'slack' ? 'Slack' : 'Discord'} ${message.isDirect ? 'direct message' : 'thread'}.`
-      : 'You are replying in a chat window.';
+      ? `a ${message.platform === 'slack' ? 'Slack' : 'Discord'} ${message.isDirect ? 'direct message' : 'thread'}`
+      : 'a chat window';
   const ai = aiConfigOf(tenant);
   return [
-    `You are Switchboard, the team assistant for ${tenant.name}.`,
-    where,
-    `Today is ${now.toISOString().slice(0, 10)}.`,
-    'Answer concisely in Markdown. Use the tools when you need data; never invent figures, names or prices a tool did not give you.',
-    'When a tool shows results to the user as cards or tables, do not repeat them item by item: summarise in a few sentences.',
+    // Same text for every turn of a thread on a given day (no clock time): providers' prompt caches hit.
+    `You are Switchboard, the team assistant for ${tenant.name}, replying in ${where}. Today is ${now.toISOString().slice(0, 10)}.`,
+    'Answer concisely in Markdown. Use the tools for data; never invent figures, names or prices.',
+    'When a tool shows results as cards or tables, summarise them in a few sentences; do not list them again.',
     'If a tool fails, say briefly what you could not look up and answer with what you have.',
     ...(ai.language
       ? [`Answer in ${languageName(ai.language)} unless the user writes in another language; then answer in theirs.`]

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ToolSpec } from '../contract/llm.js';
 import { type Dialect, stripNulls, toolParameters } from './json-schema.js';
-import type { AnyTool, OfferContext } from '../contract/tool.js';
+import type { AnyTool, OfferContext, Toolsets } from '../contract/tool.js';
 import { truncate } from '../reply/text.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -17,11 +17,27 @@ export interface ToolRegistry {
   readonly tools: readonly AnyTool[];
   /** The tools to offer on this step (those whose `offer()` is true), optionally limited to `only`. */
   offered(ctx: OfferContext, only?: readonly string[]): Promise<Map<string, OfferedTool>>;
-  /** Text the tools contribute to the system context, from thread state. */
+  /** Text the tools contribute to the system context, from thread state (sent after the conversation). */
   contexts(ctx: OfferContext): Promise<string[]>;
+  /** Tenant-level text the tools contribute (sent right after the system prompt). */
+  instructions(ctx: OfferContext): Promise<string[]>;
+  /**
+   * Why `name` may not run for this tenant (its family is off), or undefined. A tool that is
+   * off is never offered; this is the answer when the model calls it anyway.
+   */
+  refusal(ctx: OfferContext, name: string): Promise<string | undefined>;
 }
 
-export function createToolRegistry(tools: readonly AnyTool[], dialect: Dialect): ToolRegistry {
+export interface RegistryOptions {
+  /** The tool families each tenant may use; without it every tool is on. */
+  toolsets?: Toolsets;
+}
+
+export function createToolRegistry(
+  tools: readonly AnyTool[],
+  dialect: Dialect,
+  opts: RegistryOptions = {},
+): ToolRegistry {
   const byName = new Map<string, AnyTool>();
   for (const tool of tools) {
     if (!TOOL_NAME.test(tool.name)) throw new Error(`Tool name "${tool.name}" must match ${TOOL_NAME}`);
@@ -40,10 +56,23 @@ export function createToolRegistry(tools: readonly AnyTool[], dialect: Dialect):
     return spec;
   };
 
+  const noFamilies: ReadonlySet<string> = new Set();
+  /** Tools whose family is off for this tenant are out: one cached lookup per step. */
+  const allowed = async (ctx: OfferContext): Promise<(tool: AnyTool) => boolean> => {
+    if (!opts.toolsets || !tools.some((t) => t.family)) return () => true;
+    const enabled = await opts.toolsets.enabled(ctx).catch((err: unknown) => {
+      // A failed lookup must not open every family: only tools without a family stay on.
+      ctx.log.warn({ err, tenant: ctx.tenant.id }, 'could not read the tenant’s tool families; offering none');
+      return noFamilies;
+    });
+    return (tool) => !tool.family || enabled.has(tool.family);
+  };
+
   return {
     tools,
     async offered(ctx, only) {
-      const candidates = only ? only.flatMap((n) => byName.get(n) ?? []) : tools;
+      const on = await allowed(ctx);
+      const candidates = (only ? only.flatMap((n) => byName.get(n) ?? []) : tools).filter(on);
       const decisions = await Promise.all(
         candidates.map(async (tool) => (((await tool.offer?.(ctx)) ?? true) ? tool : undefined)),
       );
@@ -56,8 +85,23 @@ export function createToolRegistry(tools: readonly AnyTool[], dialect: Dialect):
       return result;
     },
     async contexts(ctx) {
-      const parts = await Promise.all(tools.map((t) => t.context?.(ctx)));
+      const on = await allowed(ctx);
+      const parts = await Promise.all(tools.filter(on).map((t) => t.context?.(ctx)));
       return parts.filter((p): p is string => typeof p === 'string' && p.length > 0);
+    },
+    async instructions(ctx) {
+      const on = await allowed(ctx);
+      const parts = await Promise.all(tools.filter(on).map((t) => t.instructions?.(ctx)));
+      return parts.filter((p): p is string => typeof p === 'string' && p.length > 0);
+    },
+    async refusal(ctx, name) {
+      const tool = byName.get(name);
+      if (!tool || (await allowed(ctx))(tool)) return undefined;
+      ctx.log.warn(
+        { tool: name, family: tool.family, tenant: ctx.tenant.slug ?? ctx.tenant.id },
+        'model called a tool whose family is off for this tenant; refused',
+      );
+      return `${name} is not available in this workspace (its ${tool.family} tools are turned off). Do not call it again; answer without it.`;
     },
   };
 }

@@ -67,6 +67,8 @@ export const READ_FUNCTIONS = {
   get_working_hours: { tenant_id: 'uuid', business_id: 'uuid?' },
   get_latest_booking: { tenant_id: 'uuid', customer_phone: 'text', business_id: 'uuid?', limit: 'integer?' },
   get_booking_by_id: { tenant_id: 'uuid', booking_id: 'text' },
+  // A guest's lookup: the booking only when its phone or email matches too, without email or notes.
+  get_booking_for_guest: { tenant_id: 'uuid', booking_id: 'text', customer_phone: 'text?', customer_email: 'text?' },
   get_policies: { tenant_id: 'uuid', topic: 'text?', business_id: 'uuid?' },
   get_faqs: { tenant_id: 'uuid', topic: 'text?', business_id: 'uuid?', limit: 'integer?' },
   get_availability: {
@@ -78,6 +80,8 @@ export const READ_FUNCTIONS = {
     step_minutes: 'integer?',
     limit: 'integer?',
   },
+  // Which tool families the tenant has data for (the automatic toolset; src/tools/toolsets.ts).
+  tenant_data_families: { tenant_id: 'uuid' },
   // The one write a tool makes (append-only, into the tenant's own business): take_message.
   take_message: {
     tenant_id: 'uuid',
@@ -112,6 +116,9 @@ export const ADMIN_FUNCTIONS = {
     prompt_tokens: 'integer',
     completion_tokens: 'integer',
     tool_calls: 'integer',
+    cached_prompt_tokens: 'integer?',
+    reasoning_tokens: 'integer?',
+    cost_usd: 'double precision?',
   },
   // Several turns' rows at once (see src/data/ledger-writer.ts): a JSON array of record_turn_usage's arguments.
   record_turn_usages: { rows: 'jsonb' },
@@ -157,6 +164,15 @@ export const ADMIN_FUNCTIONS = {
   slack_list_installations: {},
   list_workspace_requests: {},
   decide_workspace_request: { platform: 'text', workspace_id: 'text', tenant: 'text?' },
+  // Per-tenant API tokens (src/adapters/http/tenant-tokens.ts): only their hashes reach SQL.
+  api_token_create: { tenant: 'text', token_hash: 'text', prefix: 'text', label: 'text?' },
+  api_token_revoke: { token: 'text' },
+  api_token_list: { tenant: 'text?' },
+  api_token_tenant: { token_hash: 'text' },
+  tenant_by_slug: { slug: 'text' },
+  // Tool families per tenant (`npm run tenants -- tools`, the admin API): null tools = automatic.
+  set_tenant_tools: { tenant: 'text', tools: 'text[]?' },
+  list_tenant_tools: {},
 } as const;
 
 export type ReadFunctionName = keyof typeof READ_FUNCTIONS;

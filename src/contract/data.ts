@@ -42,11 +42,13 @@ export interface DataPort {
   forTenant(tenant: Pick<Tenant, 'id'>): TenantDataPort;
   /** Maps a platform workspace to its tenant, or null when it has no mapping. */
   resolveTenant(platform: string, workspaceId: string): Promise<Tenant | null>;
+  /** The tenant with this slug, or null (an HTTP caller whose credential names its tenant). */
+  tenantBySlug(slug: string): Promise<Tenant | null>;
   /** The tenant that serves HTTP, the console and unmapped workspaces in open mode. */
   defaultTenant(): Promise<Tenant>;
   /** Adds one turn's row to the token ledger. */
   recordUsage(row: UsageRow): Promise<void>;
-  /** Token totals of a tenant in [from, to), optionally for one user or thread; null for an unknown tenant. */
+  /** Token and cost totals of a tenant in [from, to), optionally for one user or thread; null for an unknown tenant. */
   usageTotals(query: UsageQuery): Promise<UsageTotals | null>;
   close(): Promise<void>;
 }
@@ -102,6 +104,12 @@ export interface UsageRow {
   promptTokens: number;
   completionTokens: number;
   toolCalls: number;
+  /** Prompt tokens the provider served from its prompt cache (part of `promptTokens`). */
+  cachedPromptTokens?: number;
+  /** Reasoning tokens (part of `completionTokens`). */
+  reasoningTokens?: number;
+  /** The turn's cost in USD; null when no price is known for the model. */
+  costUsd?: number | null;
 }
 
 export interface UsageQuery {
@@ -117,6 +125,11 @@ export interface UsageTotals {
   promptTokens: number;
   completionTokens: number;
   turns: number;
+  cachedPromptTokens: number;
+  reasoningTokens: number;
+  /** USD of the turns that have a price; `unpricedTurns` counts those that do not. */
+  costUsd: number;
+  unpricedTurns: number;
 }
 
 /**

@@ -60,6 +60,14 @@ export interface LlmClient {
   embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
 }
 
+/** Prices and context windows of models, from the bundled catalogue and MODEL_PRICES. */
+export interface ModelPricing {
+  /** The USD cost of `usage` on `model`; null when no price is known for it (said once in the log). */
+  cost(model: string, usage: Usage): number | null;
+  /** The model's context window in tokens, when known. */
+  contextWindow(model: string): number | undefined;
+}
+
 export class LlmError extends Error {
   constructor(
     readonly kind: 'unreachable' | 'auth' | 'rate_limited' | 'bad_request' | 'server' | 'timeout' | 'aborted',

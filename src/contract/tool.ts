@@ -6,6 +6,7 @@ import type { TenantDataPort, Tenant } from './data.js';
 import type { Logger } from '../logger.js';
 import type { Block } from '../reply/model.js';
 import type { AgentExtension } from './extension.js';
+import type { ToolFamily } from './toolsets.js';
 
 /** What a tool may know while it decides whether to be offered, and with which schema. */
 export interface OfferContext {
@@ -17,8 +18,31 @@ export interface OfferContext {
   log: Logger;
 }
 
+/** Attempts whose failures a user may make only so many of in a window (BOOKING_LOOKUP_FAILURES_PER_HOUR). */
+export type FailureKind = 'booking_lookup';
+
+export type FailureDecision =
+  | { ok: true }
+  /** Past the limit: `resetAt` (ISO) is when the oldest counted failure leaves the window. */
+  | { ok: false; reason: 'limited'; limit: number; resetAt: string; windowSeconds: number }
+  /** The store cannot be reached: treated as limited (fail closed). */
+  | { ok: false; reason: 'unavailable' };
+
+/**
+ * The turn's user's failed attempts, bound by the agent to the user of the trusted turn (a
+ * tool cannot name another user), kept in the rate-limit store (Redis when configured).
+ */
+export interface UserFailures {
+  /** Whether the user may try again (not past the limit of `kind` failures in its window). */
+  check(kind: FailureKind): Promise<FailureDecision>;
+  /** Counts one failure of `kind`. */
+  record(kind: FailureKind): Promise<void>;
+}
+
 export interface ToolContext extends OfferContext {
+  /** The trusted turn: who asks (`message.role`: guest or member) comes from the platform, never from the model. */
   message: IncomingMessage;
+  failures: UserFailures;
   llm: LlmClient;
   signal: AbortSignal;
   now: () => Date;
@@ -49,6 +73,8 @@ export interface ToolOutput {
  */
 export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   name: string;
+  /** The family the tool belongs to (set by `createToolSet`): offered only to tenants that have it on. */
+  family?: ToolFamily;
   /** A short human title for progress displays ("Searching campaigns"). */
   title: string;
   description: string;
@@ -60,8 +86,17 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   inputFor?: (ctx: OfferContext) => Promise<z.ZodObject> | z.ZodObject;
   /** Whether to offer the tool on this step. Default: always. */
   offer?: (ctx: OfferContext) => Promise<boolean> | boolean;
-  /** Text the tool contributes to the system context of later steps (from thread state). */
+  /**
+   * Text the tool contributes to the system context of later steps (from thread state). It is
+   * sent after the conversation, as the request's last message: it may change from step to
+   * step without breaking the providers' prompt cache of everything before it.
+   */
   context?: (ctx: OfferContext) => Promise<string | undefined> | string | undefined;
+  /**
+   * Tenant-level text (the same for every thread of a tenant, e.g. the business profile): sent
+   * right after the system prompt, so it is part of the prefix providers cache.
+   */
+  instructions?: (ctx: OfferContext) => Promise<string | undefined> | string | undefined;
   /** An emit tool: its validated arguments end the loop. */
   terminal?: boolean;
   timeoutMs?: number;
@@ -89,4 +124,14 @@ export type AnyTool = ToolDefinition<any>;
 export interface ToolSet {
   tools: AnyTool[];
   extensions: AgentExtension[];
+  /** Which families each tenant may use; without it every tool is on. */
+  toolsets?: Toolsets;
+}
+
+/** The tool families a tenant may use (its settings, or what it has data and configuration for). */
+export interface Toolsets {
+  /** The turn's tenant's families; cached per tenant, so a step pays no query. */
+  enabled(ctx: OfferContext): Promise<ReadonlySet<ToolFamily>>;
+  /** Forgets a tenant's cached families (its settings changed on this replica). */
+  invalidate(tenantId: string): void;
 }

@@ -12,6 +12,12 @@ export interface IncomingMessage {
   workspaceId: string;
   /** The organization the workspace belongs to (a Slack Enterprise Grid org): its tenant mapping serves workspaces without their own. */
   orgId?: string;
+  /**
+   * A tenant slug the adapter established from the caller's credential (an HTTP tenant token,
+   * or a loopback caller without API_TOKEN naming one); the core then serves that tenant
+   * instead of the workspace's. Only the HTTP adapter sets it, never from an unverified claim.
+   */
+  tenant?: string;
   channelId: string;
   threadId: string;
   messageId: string;
@@ -31,8 +37,14 @@ export interface IncomingMessage {
 }
 
 export interface Usage {
+  /** Every prompt token, cached or not. */
   promptTokens: number;
+  /** Every completion token, reasoning included. */
   completionTokens: number;
+  /** Prompt tokens the provider served from its prompt cache (billed at a lower rate); part of `promptTokens`. */
+  cachedPromptTokens?: number;
+  /** Tokens the model spent reasoning; part of `completionTokens`. */
+  reasoningTokens?: number;
 }
 
 export interface ToolCallRecord {
@@ -47,7 +59,14 @@ export interface ToolCallRecord {
 }
 
 export interface ToolCallError {
-  code: 'rate_limited' | 'tool_timeout' | 'validation_failed' | 'unknown_tool' | 'tool_failed' | 'limit_unavailable';
+  code:
+    | 'rate_limited'
+    | 'tool_timeout'
+    | 'validation_failed'
+    | 'unknown_tool'
+    | 'tool_disabled'
+    | 'tool_failed'
+    | 'limit_unavailable';
   limit?: number;
   remaining?: number;
   resetAt?: string;

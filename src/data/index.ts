@@ -1,5 +1,6 @@
 import { ConfigError, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import { cliCommand } from './cli-command.js';
 import { seedDemo } from './demo/seed.js';
 import { embedMissing, type EmbedFn } from './embed.js';
 import { migrate, SCHEMA_VERSION } from './migrate.js';
@@ -58,8 +59,8 @@ async function checkSchema(transport: Transport, config: Config): Promise<{ vect
   const target = transport.kind === 'supabase' ? config.SUPABASE_URL : config.DATABASE_URL;
   const howToMigrate =
     transport.kind === 'supabase'
-      ? "Apply the migrations with `supabase db push` (or `npm run db:migrate` with DATABASE_URL set to the project's connection string)."
-      : 'Run `npm run db:migrate`.';
+      ? `Apply the migrations with \`supabase db push\` (or \`${cliCommand('db:migrate')}\` with DATABASE_URL set to the project's connection string).`
+      : `Run \`${cliCommand('db:migrate')}\`, or start with MIGRATE_ON_START=true.`;
   let raw: unknown[];
   try {
     raw = await transport.rpc('schema_info', {});
@@ -129,8 +130,25 @@ export async function openDataPort(config: Config, log: Logger, opts: DataPortOp
   } else if (kind === 'postgres') {
     // Each driver is imported only when it is the one configured (they add to every start-up otherwise).
     const { openPostgres } = await import('./transports/postgres.js');
-    transport = sqlRpcTransport('postgres', openPostgres(config.DATABASE_URL ?? ''));
+    const sql = openPostgres(config.DATABASE_URL ?? '');
+    if (config.MIGRATE_ON_START) {
+      try {
+        const result = await migrate(sql, { embeddingDimensions: config.EMBEDDING_DIMENSIONS, log });
+        log.info({ applied: result.applied.length }, 'MIGRATE_ON_START: the database schema is up to date');
+      } catch (err) {
+        await sql.close().catch(() => {});
+        const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
+        throw new ConfigError([
+          `MIGRATE_ON_START: migrating the database at ${host(config.DATABASE_URL ?? '')} failed: ${reason}`,
+        ]);
+      }
+    }
+    transport = sqlRpcTransport('postgres', sql);
   } else {
+    if (config.MIGRATE_ON_START)
+      throw new ConfigError([
+        'MIGRATE_ON_START: works with DATABASE_URL only; for Supabase apply the migrations with `supabase db push` (or set DATABASE_URL to the project’s connection string)',
+      ]);
     const { openSupabase } = await import('./transports/supabase.js');
     transport = openSupabase(config.SUPABASE_URL ?? '', config.SUPABASE_SERVICE_ROLE_KEY ?? '', opts.fetch);
   }
@@ -163,7 +181,7 @@ async function hintIfEmpty(port: AdminDataPort, log: Logger): Promise<void> {
     if (status && status.campaigns === 0) {
       log.info(
         { tenant: tenant.slug ?? tenant.id },
-        'the database has no campaigns yet: `npm run db:migrate -- --seed-demo` adds the demo data, `npm run import -- campaigns <file>` your own',
+        `the database has no campaigns yet: \`${cliCommand('db:migrate', '--seed-demo')}\` adds the demo data, \`${cliCommand('import', 'campaigns <file>')}\` your own`,
       );
     }
   } catch (err) {
@@ -204,7 +222,8 @@ export async function createDataPort(config: Config, log: Logger, opts: DataPort
  * Enterprise Grid org-wide install maps the org); otherwise the default
  * tenant, except for unmapped Slack/Discord workspaces under TENANT_MODE=strict (null:
  * the caller answers that the workspace is not configured). The workspace `default`
- * (HTTP, the console, Discord DMs) is always the default tenant.
+ * (HTTP, the console, Discord DMs) is always the default tenant, unless the HTTP adapter
+ * established `tenant` (a slug) from the caller's credential: then that tenant, or null.
  */
 export async function tenantFor(
   port: DataPort,
@@ -212,7 +231,9 @@ export async function tenantFor(
   platform: string,
   workspaceId: string,
   orgId?: string,
+  tenant?: string,
 ): Promise<Tenant | null> {
+  if (tenant !== undefined) return port.tenantBySlug(tenant);
   if (workspaceId === 'default') return port.defaultTenant();
   const mapped =
     (await port.resolveTenant(platform, workspaceId)) ??

@@ -215,6 +215,14 @@ export const missingEmbeddingRow = z.object({
 });
 
 export const tenantListRow = z.object({ id: uuid, slug: text, name: text, is_default: z.boolean() });
+export const tenantDataFamilyRow = z.object({ family: text });
+export const tenantToolsRow = z.object({ slug: text, tools: z.array(text).nullable() });
+export const tenantToolsListRow = z.object({
+  slug: text,
+  name: text,
+  is_default: z.boolean(),
+  tools: z.array(text).nullable(),
+});
 
 /** The row schema of every catalogued function (tests check each against real output). */
 /** bigint sums arrive as strings from `pg`, numbers elsewhere. */
@@ -251,14 +259,18 @@ export const deletedRow = z.object({ id: uuid });
 /** One group of aggregate_campaigns: its value (null: none), its count, and the totals of the whole result. */
 export const aggregationRow = z.object({ value: z.string().nullable(), campaigns: count, total: count, groups: count });
 export type AggregationRow = z.infer<typeof aggregationRow>;
-export const usageTotalsRow = z.object({ prompt_tokens: count, completion_tokens: count, turns: count });
-export const usageByDayRow = z.object({
-  tenant: z.string(),
-  day: z.string(),
+/** A sum of USD (Postgres `numeric`, which the drivers hand over as a string). */
+const usd = z.coerce.number().nonnegative();
+export const usageTotalsRow = z.object({
   prompt_tokens: count,
   completion_tokens: count,
   turns: count,
+  cached_prompt_tokens: count,
+  reasoning_tokens: count,
+  cost_usd: usd,
+  unpriced_turns: count,
 });
+export const usageByDayRow = usageTotalsRow.extend({ tenant: z.string(), day: z.string() });
 
 export const savedInstallationRow = z.object({
   installation_key: text,
@@ -290,6 +302,17 @@ export const workspaceRequestRow = z.object({
 });
 export const workspaceDecisionRow = z.object({ platform: text, workspace_id: text, tenant_slug: text.nullable() });
 
+export const apiTokenRow = z.object({
+  id: uuid,
+  tenant_slug: text,
+  prefix: text,
+  label: nullableText,
+  created_at: text,
+  last_used_at: nullableText,
+  revoked_at: nullableText,
+});
+export const apiTokenTenantRow = z.object({ token_id: uuid, tenant_slug: text });
+
 export const ROW_SCHEMAS = {
   default_tenant: tenantRow,
   resolve_tenant: tenantRow,
@@ -311,6 +334,7 @@ export const ROW_SCHEMAS = {
   get_working_hours: workingHoursRow,
   get_latest_booking: bookingRow,
   get_booking_by_id: bookingRow,
+  get_booking_for_guest: bookingRow,
   get_policies: policyRow,
   get_faqs: faqRow,
   get_availability: availabilityRow,
@@ -323,6 +347,9 @@ export const ROW_SCHEMAS = {
   campaigns_missing_text_embeddings: z.object({ id: uuid, campaign_text: text }),
   set_campaign_text_embeddings: z.object({ updated: z.number().int() }),
   list_tenants: tenantListRow,
+  tenant_data_families: tenantDataFamilyRow,
+  set_tenant_tools: tenantToolsRow,
+  list_tenant_tools: tenantToolsListRow,
   schema_info: schemaInfoRow,
   record_turn_usage: z.object({ id: z.coerce.number().int() }),
   record_turn_usages: z.object({ id: z.coerce.number().int() }),
@@ -341,4 +368,9 @@ export const ROW_SCHEMAS = {
   slack_list_installations: installationListRow,
   list_workspace_requests: workspaceRequestRow,
   decide_workspace_request: workspaceDecisionRow,
+  api_token_create: apiTokenRow,
+  api_token_revoke: apiTokenRow,
+  api_token_list: apiTokenRow,
+  api_token_tenant: apiTokenTenantRow,
+  tenant_by_slug: tenantRow,
 } satisfies Record<SqlFunctionName, z.ZodType>;

@@ -148,6 +148,9 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
     prompt_tokens: row.promptTokens,
     completion_tokens: row.completionTokens,
     tool_calls: row.toolCalls,
+    cached_prompt_tokens: row.cachedPromptTokens ?? 0,
+    reasoning_tokens: row.reasoningTokens ?? 0,
+    cost_usd: row.costUsd ?? null,
   });
   // The ledger's ids are not needed: its writes ask for no rows back.
   const write = { discardRows: true };
@@ -203,13 +206,28 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
         usageTotalsRow,
       );
       return row
-        ? { promptTokens: row.prompt_tokens, completionTokens: row.completion_tokens, turns: row.turns }
+        ? {
+            promptTokens: row.prompt_tokens,
+            completionTokens: row.completion_tokens,
+            turns: row.turns,
+            cachedPromptTokens: row.cached_prompt_tokens,
+            reasoningTokens: row.reasoning_tokens,
+            costUsd: row.cost_usd,
+            unpricedTurns: row.unpriced_turns,
+          }
         : null;
     },
 
     resolveTenant(platform, workspaceId) {
       return cachedTenant(`${platform}:${workspaceId}`, async () => {
         const rows = await invoke('resolve_tenant', { platform, workspace_id: workspaceId }, tenantRow);
+        return rows[0] ? toTenant(rows[0]) : null;
+      });
+    },
+
+    tenantBySlug(slug) {
+      return cachedTenant(`\0slug:${slug}`, async () => {
+        const rows = await invoke('tenant_by_slug', { slug }, tenantRow);
         return rows[0] ? toTenant(rows[0]) : null;
       });
     },

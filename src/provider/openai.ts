@@ -76,6 +76,8 @@ export function createLlmClient(config: Config, log: Logger): LlmClient {
       } catch (err) {
         // The caller's own onText failed: not an LLM problem, so hand it back untouched.
         if (err instanceof CallbackError) throw err.cause;
+        // The operator's problem, not the user's: say at warn what came back and which setting to check.
+        if (err instanceof NotAStreamError) llmLog.warn({ code: 'llm_not_a_stream', body: err.body }, err.message);
         // Once the caller has cancelled, whatever broke on the way out is just the cancellation.
         if (req.signal?.aborted)
           throw new LlmError('aborted', 'the LLM request was cancelled', undefined, { cause: err });
@@ -110,10 +112,14 @@ async function streamCompletion(openai: OpenAI, config: Config, req: CompletionR
   const idle = new IdleTimer(config.OPENAI_TIMEOUT_MS);
   const signal = req.signal ? AbortSignal.any([req.signal, idle.signal]) : idle.signal;
   try {
-    const stream = await openai.chat.completions.create(buildChatParams(req.model ?? config.OPENAI_MODEL, req), {
-      signal,
-      ...(req.maxRetries !== undefined ? { maxRetries: req.maxRetries } : {}),
-    });
+    const { data: stream, response } = await openai.chat.completions
+      .create(buildChatParams(req.model ?? config.OPENAI_MODEL, req), {
+        signal,
+        ...(req.maxRetries !== undefined ? { maxRetries: req.maxRetries } : {}),
+      })
+      .withResponse();
+    const notAStream = notAnEventStream(response.headers.get('content-type'));
+    if (notAStream) throw new NotAStreamError(notAStream, config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL);
     const assembler = new StreamAssembler(
       req.onText && guardCallback(req.onText),
       req.onReasoning && guardCallback(req.onReasoning),
@@ -133,6 +139,35 @@ async function streamCompletion(openai: OpenAI, config: Config, req: CompletionR
   } finally {
     idle.stop();
   }
+}
+
+/**
+ * A 200 answer that is not the event stream we asked for: a proxy's or captive portal's sign-in
+ * page, a website at OPENAI_BASE_URL, or a server that ignores `stream: true`. The SDK would
+ * read it as an empty stream and the user would get "I could not come up with an answer".
+ */
+class NotAStreamError extends LlmError {
+  constructor(
+    readonly body: 'an HTML page' | 'a non-stream JSON body' | 'a body of another type',
+    baseUrl: string,
+  ) {
+    super(
+      'server',
+      `OPENAI_BASE_URL (${new URL(baseUrl).origin}) answered a streamed chat completion with ${body} instead of an event stream: ` +
+        'check that it is the API’s base URL (usually ending in /v1) and that the server supports stream: true',
+    );
+  }
+}
+
+/** What came back instead of `text/event-stream`, or undefined when it is one (or says nothing). */
+function notAnEventStream(contentType: string | null): NotAStreamError['body'] | undefined {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase();
+  if (!type || type === 'text/event-stream') return undefined;
+  if (type === 'text/html' || type === 'application/xhtml+xml') return 'an HTML page';
+  if (type === 'application/json' || type.endsWith('+json')) return 'a non-stream JSON body';
+  // Some compatible servers label their event stream text/plain or octet-stream: let the SDK read it.
+  if (type === 'text/plain' || type === 'application/octet-stream') return undefined;
+  return 'a body of another type';
 }
 
 /** Marks an exception thrown by the caller's callback, so it is not mistaken for an LLM failure. */

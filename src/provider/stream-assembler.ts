@@ -47,6 +47,15 @@ export interface ToolCallDeltaLike {
 export interface UsageLike {
   prompt_tokens?: number | null;
   completion_tokens?: number | null;
+  total_tokens?: number | null;
+  /** OpenAI, OpenRouter, xAI, Groq, Anthropic's and Gemini's OpenAI-compatible endpoints. */
+  prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  completion_tokens_details?: { reasoning_tokens?: number | null } | null;
+  /** DeepSeek: the prompt's cache hits and misses (together, `prompt_tokens`). */
+  prompt_cache_hit_tokens?: number | null;
+  prompt_cache_miss_tokens?: number | null;
+  /** Moonshot (Kimi). */
+  cached_tokens?: number | null;
 }
 
 interface ToolCallSlot {
@@ -224,6 +233,28 @@ function normaliseFinishReason(reason: string): Completion['finishReason'] {
   return FINISH_REASONS[reason.toLowerCase()] ?? 'unknown';
 }
 
-function toUsage(usage: UsageLike): Usage {
-  return { promptTokens: usage.prompt_tokens ?? 0, completionTokens: usage.completion_tokens ?? 0 };
+/**
+ * Our usage from the provider's. Cached prompt tokens and reasoning tokens come under several
+ * names; both are parts of the prompt and completion counts, never added to them, except where
+ * a provider leaves reasoning out of `completion_tokens` (Gemini's OpenAI-compatible endpoint):
+ * there `total_tokens` is prompt + completion + reasoning, and the reasoning, billed as output,
+ * is added to the completion count.
+ */
+export function toUsage(usage: UsageLike): Usage {
+  const num = (v: number | null | undefined) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+  const prompt = num(usage.prompt_tokens);
+  let completion = num(usage.completion_tokens);
+  const cached = num(
+    usage.prompt_tokens_details?.cached_tokens ??
+      usage.prompt_cache_hit_tokens ??
+      usage.cached_tokens ??
+      // DeepSeek without the hit count: what missed is all that was not cached.
+      (usage.prompt_cache_miss_tokens != null ? prompt - num(usage.prompt_cache_miss_tokens) : 0),
+  );
+  const reasoning = num(usage.completion_tokens_details?.reasoning_tokens);
+  if (reasoning > 0 && num(usage.total_tokens) === prompt + completion + reasoning) completion += reasoning;
+  const result: Usage = { promptTokens: prompt, completionTokens: completion };
+  if (cached > 0) result.cachedPromptTokens = Math.min(cached, prompt);
+  if (reasoning > 0) result.reasoningTokens = Math.min(reasoning, completion);
+  return result;
 }

@@ -6,8 +6,10 @@
  * records `flags: ["prompt_injection"]`. A false positive costs a fence, a false negative is
  * still bounded by the system prompt, tool allow-lists and the tenant scope.
  *
- * No model, no download: the rules are in this file, run in well under a millisecond on a chat
- * message, and are measured by `bench/injection.ts` on labelled public sets. Every quantifier
+ * Beside the rules sits a learned scorer (`injection-model.ts`: hashed n-grams into a logistic
+ * regression trained offline on public collections, weights in `assets/injection-model.bin`),
+ * which catches phrasings the rules were not written against. No download, no network: both run
+ * in well under a millisecond on a chat message and are measured by `bench/injection.ts`. Every quantifier
  * is bounded (no catastrophic backtracking), and only the first {@link SCAN_CHARS} characters
  * are scanned.
  *
@@ -17,8 +19,10 @@
  * data (see `fence.ts`), whatever this detector says.
  */
 
+import { loadInjectionModel, scoreWithModel } from './injection-model.js';
+
 export type InjectionFamily =
-  'override' | 'prompt_leak' | 'persona' | 'no_rules' | 'fake_system' | 'secret' | 'evasion';
+  'override' | 'prompt_leak' | 'persona' | 'no_rules' | 'fake_system' | 'secret' | 'evasion' | 'learned';
 
 interface Rule {
   family: InjectionFamily;
@@ -309,11 +313,32 @@ export interface InjectionVerdict {
   flagged: boolean;
   /** 0–1: one minus the product of one minus each matching rule's weight (each rule counted once). */
   score: number;
-  /** The families that matched, for logs and metrics (never the matched text). */
+  /** 0–1: the learned scorer's probability (see injection-model.ts); flags at or over its threshold. */
+  modelScore: number;
+  /** The families that matched, for logs and metrics (never the matched text); `learned` = the model flagged it. */
   families: InjectionFamily[];
 }
 
+/**
+ * The rules and the learned scorer side by side: flagged when the rules' noisy-or reaches
+ * {@link INJECTION_THRESHOLD} or the model's probability reaches the threshold chosen on its
+ * validation split (stored in the model file).
+ */
 export function detectInjection(text: string): InjectionVerdict {
+  const rules = detectWithRules(text);
+  const model = loadInjectionModel();
+  const modelScore = Math.round(scoreWithModel(model, text) * 1000) / 1000;
+  const learned = modelScore >= model.threshold;
+  return {
+    flagged: rules.flagged || learned,
+    score: rules.score,
+    modelScore,
+    families: learned ? [...rules.families, 'learned'] : rules.families,
+  };
+}
+
+/** The rules alone (what the detector was before the learned scorer). */
+export function detectWithRules(text: string): Omit<InjectionVerdict, 'modelScore'> {
   const scanned = text.length > SCAN_CHARS ? text.slice(0, SCAN_CHARS) : text;
   let clear = 1;
   const families = new Set<InjectionFamily>();

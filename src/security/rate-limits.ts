@@ -3,6 +3,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import type { UserRole } from '../contract/turn.js';
+import type { FailureDecision, FailureKind, UserFailures } from '../contract/tool.js';
 
 /**
  * Rate limits, by rate-limiter-flexible: on Redis when REDIS_URL is set (every replica counts
@@ -10,7 +11,9 @@ import type { UserRole } from '../contract/turn.js';
  *
  *  - tool calls per user, per tool, per window, with a lower number for guests (seed 001's
  *    defaults below; TOOL_RATE_LIMITS overrides them);
- *  - messages per user per minute (USER_MESSAGES_PER_MINUTE): a flood limit on turns.
+ *  - messages per user per minute (USER_MESSAGES_PER_MINUTE): a flood limit on turns;
+ *  - failed booking lookups per user per hour (BOOKING_LOOKUP_FAILURES_PER_HOUR): a guessing
+ *    limit, counted by the tool on a miss and checked before the next try.
  *
  * A user is `tenant:platform:user`. Limited tool calls fail closed: when the store cannot be
  * reached the call is refused (and logged), never run uncounted. The message limit fails open
@@ -116,12 +119,22 @@ export interface RateLimits {
   tool(subject: LimitSubject, tool: string): Promise<ToolDecision>;
   /** Counts one message; `notify` is true only for the first refusal in a window (one notice per flood). */
   message(subject: Omit<LimitSubject, 'role'>): Promise<MessageDecision>;
+  /** The user's failed attempts of each kind (see {@link UserFailures}), bound to `subject`. */
+  failures(subject: Omit<LimitSubject, 'role'>): UserFailures;
+}
+
+/** A limit on failures: `points` failures per `windowSeconds`; 0 points turns it off. */
+export interface FailureLimit {
+  points: number;
+  windowSeconds: number;
 }
 
 export interface RateLimitOptions {
   toolLimits?: Record<string, ToolLimit>;
   /** 0 turns the message limit off. */
   messagesPerMinute?: number;
+  /** Failed booking lookups per user per hour (default 5); 0 turns the limit off. */
+  bookingLookupFailuresPerHour?: number;
   /** A connected ioredis client with `enableOfflineQueue: false` (see {@link rateLimitRedisOptions}); memory without. */
   redis?: Redis;
   /** Key prefix on Redis (deployments sharing one Redis use different ones). */
@@ -159,6 +172,16 @@ export function createRateLimits(opts: RateLimitOptions): RateLimits {
   const perMinute = opts.messagesPerMinute ?? 20;
   const messages = perMinute > 0 ? make('msg', perMinute, 60) : undefined;
   const keyOf = (s: Omit<LimitSubject, 'role'>) => `${s.tenantId}:${s.platform}:${s.userId}`;
+  const failureLimits: Record<FailureKind, FailureLimit> = {
+    booking_lookup: { points: opts.bookingLookupFailuresPerHour ?? 5, windowSeconds: 3600 },
+  };
+  const failureLimiters = new Map<FailureKind, RateLimiterAbstract>();
+  const failureLimiter = (kind: FailureKind) => {
+    let limiter = failureLimiters.get(kind);
+    const { points, windowSeconds } = failureLimits[kind];
+    if (!limiter) failureLimiters.set(kind, (limiter = make(`fail:${kind}`, points, windowSeconds)));
+    return limiter;
+  };
 
   return {
     store: opts.redis ? 'redis' : 'memory',
@@ -188,6 +211,45 @@ export function createRateLimits(opts: RateLimitOptions): RateLimits {
         );
         return { ok: false, reason: 'unavailable' };
       }
+    },
+    failures(subject) {
+      const key = keyOf(subject);
+      return {
+        async check(kind): Promise<FailureDecision> {
+          const { points, windowSeconds } = failureLimits[kind];
+          if (points <= 0) return { ok: true };
+          try {
+            // Reads the count without adding to it: only a failure counts.
+            const res = await failureLimiter(kind).get(key);
+            if (!res || res.consumedPoints < points) return { ok: true };
+            return {
+              ok: false,
+              reason: 'limited',
+              limit: points,
+              windowSeconds,
+              resetAt: new Date(Date.now() + res.msBeforeNext).toISOString(),
+            };
+          } catch (err) {
+            opts.log.error(
+              { err, kind, tenant: subject.tenantId, store: opts.redis ? 'redis' : 'memory' },
+              'rate limit store unavailable: failure limit not checked, the attempt is refused',
+            );
+            return { ok: false, reason: 'unavailable' };
+          }
+        },
+        async record(kind) {
+          if (failureLimits[kind].points <= 0) return;
+          try {
+            // penalty() adds a point without refusing: the check before the next try decides.
+            await failureLimiter(kind).penalty(key, 1);
+          } catch (err) {
+            opts.log.error(
+              { err, kind, tenant: subject.tenantId, store: opts.redis ? 'redis' : 'memory' },
+              'rate limit store unavailable: a failure was not counted',
+            );
+          }
+        },
+      };
     },
     async message(subject) {
       if (!messages) return { ok: true };
@@ -227,13 +289,21 @@ export function windowWords(seconds: number): string {
  * never queues a command while Redis is away), in memory otherwise.
  */
 export async function rateLimitsFromConfig(
-  config: { REDIS_URL?: string; TOOL_RATE_LIMITS?: Record<string, ToolLimit>; USER_MESSAGES_PER_MINUTE?: number },
+  config: {
+    REDIS_URL?: string;
+    TOOL_RATE_LIMITS?: Record<string, ToolLimit>;
+    USER_MESSAGES_PER_MINUTE?: number;
+    BOOKING_LOOKUP_FAILURES_PER_HOUR?: number;
+  },
   log: Logger,
 ): Promise<{ limits: RateLimits; close(): Promise<void> }> {
   const base = {
     log,
     ...(config.TOOL_RATE_LIMITS ? { toolLimits: config.TOOL_RATE_LIMITS } : {}),
     ...(config.USER_MESSAGES_PER_MINUTE !== undefined ? { messagesPerMinute: config.USER_MESSAGES_PER_MINUTE } : {}),
+    ...(config.BOOKING_LOOKUP_FAILURES_PER_HOUR !== undefined
+      ? { bookingLookupFailuresPerHour: config.BOOKING_LOOKUP_FAILURES_PER_HOUR }
+      : {}),
   };
   if (!config.REDIS_URL) return { limits: createRateLimits(base), close: async () => undefined };
   const { Redis } = await import('ioredis');

@@ -6,24 +6,29 @@ import { createCompetitorTools } from './competitors/index.js';
 import { createImageTools } from './images/index.js';
 import { createQuoteTools } from './quotes/index.js';
 import type { ToolSet } from '../contract/tool.js';
+import type { ToolFamily } from '../contract/toolsets.js';
+import { createToolsets, gateExtension } from './toolsets.js';
 import { createWebSearchTools } from './web-search/index.js';
 
 /**
  * Every product tool family. Each returns no tools when its provider is not configured
- * (no TAVILY_API_KEY → no web_search), and each tool's offer() decides per thread.
+ * (no TAVILY_API_KEY → no web_search); each tool is tagged with its family, offered only to
+ * tenants that have the family on (src/tools/toolsets.ts), and its offer() decides per thread.
  */
 export function createToolSet(config: Config): ToolSet {
-  const families: ToolSet[] = [
-    createCampaignTools(config),
-    createCompetitorTools(config),
-    createBusinessTools(config),
-    createQuoteTools(config),
-    createWebSearchTools(config),
-    createImageTools(config),
-    createArtifactTools(config),
+  const toolsets = createToolsets();
+  const families: [ToolFamily, ToolSet][] = [
+    ['campaigns', createCampaignTools(config)],
+    ['competitors', createCompetitorTools(config)],
+    ['business', createBusinessTools(config)],
+    ['quotes', createQuoteTools(config)],
+    ['web', createWebSearchTools(config)],
+    ['images', createImageTools(config)],
+    ['artifacts', createArtifactTools(config)],
   ];
   return {
-    tools: families.flatMap((f) => f.tools),
-    extensions: families.flatMap((f) => f.extensions),
+    tools: families.flatMap(([family, set]) => set.tools.map((tool) => ({ ...tool, family }))),
+    extensions: families.flatMap(([family, set]) => set.extensions.map((ext) => gateExtension(ext, family, toolsets))),
+    toolsets,
   };
 }

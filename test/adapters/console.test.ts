@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createConsoleSession } from '../../src/adapters/console/session.js';
+import { PLAIN_STYLE, TTY_STYLE } from '../../src/adapters/console/terminal-markdown.js';
 import { defineTool } from '../../src/contract/tool.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { testTools } from '../helpers/test-tools.js';
@@ -104,5 +105,48 @@ describe('console adapter', () => {
     } finally {
       await local.close();
     }
+  });
+
+  it('renders the model’s Markdown for a terminal as it streams, line by line, with status lines on their own', async () => {
+    const answer =
+      '## Plan\n**Bold** and _quiet_ words, see [the docs](https://docs.example/a) or ![chart](https://img.example/c.png).\n' +
+      '- first\n- second\n```\nconst a = b * c * d; // *not italic*\n```\nDone.';
+    h.llm.script({ text: answer });
+    let tty = '';
+    const session = createConsoleSession(
+      h.sb.agent,
+      { write: (t) => (tty += t) },
+      { filesDir: tmpdir(), style: TTY_STYLE },
+    );
+    await session.send('plan please');
+    expect(tty).toContain('\x1b[1mPlan\x1b[22m\n');
+    expect(tty).toContain('\x1b[1mBold\x1b[22m and \x1b[3mquiet\x1b[23m words');
+    expect(tty).toContain('the docs (https://docs.example/a) or chart (https://img.example/c.png).');
+    expect(tty).toContain('• first\n• second\n');
+    expect(tty).toContain('\x1b[36m  const a = b * c * d; // *not italic*\x1b[39m');
+    expect(tty).not.toMatch(/\*\*|\]\(|```/);
+
+    h.llm.script({ text: answer });
+    let plain = '';
+    const piped = createConsoleSession(
+      h.sb.agent,
+      { write: (t) => (plain += t) },
+      { filesDir: tmpdir(), style: PLAIN_STYLE },
+    );
+    await piped.send('plan please');
+    expect(plain).not.toContain('\x1b[');
+    expect(plain).toContain('Bold and quiet words, see the docs (https://docs.example/a)');
+  });
+
+  it('never runs a tool line into streamed text, and ends the turn on a new line', async () => {
+    h.llm.script(
+      { text: 'Checking the weather first.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'It is 18°C in Oslo.' },
+    );
+    let out = '';
+    const session = createConsoleSession(h.sb.agent, { write: (t) => (out += t) }, { filesDir: tmpdir() });
+    await session.send('weather?');
+    expect(out).toMatch(/Checking the weather first\.\n {2}⏳ Checking the weather\n/);
+    expect(out.endsWith('\n')).toBe(true);
   });
 });

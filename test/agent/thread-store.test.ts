@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createThreadStore } from '../../src/agent/thread-store.js';
 import { cacheGet, cacheSet, setToolState } from '../../src/contract/thread-state.js';
 import { createLogger, silentLogger } from '../../src/logger.js';
@@ -43,13 +42,21 @@ describe('thread store (memory)', () => {
   });
 
   it('forgets a thread after its TTL', async () => {
-    const store = createThreadStore(createMemoryKv(), { ttlMs: 30 });
-    const state = await store.load('k');
-    state.history.push({ role: 'user', content: 'hi' });
-    await store.save(state);
-    expect((await store.load('k')).history).toHaveLength(1);
-    await sleep(60);
-    expect((await store.load('k')).history).toHaveLength(0);
+    // The clock is moved by hand: a 30 ms TTL on the wall clock expired before the first load
+    // on a loaded CI machine.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const store = createThreadStore(createMemoryKv(), { ttlMs: 30_000 });
+      const state = await store.load('k');
+      state.history.push({ role: 'user', content: 'hi' });
+      await store.save(state);
+      vi.setSystemTime(Date.now() + 29_000);
+      expect((await store.load('k')).history).toHaveLength(1);
+      vi.setSystemTime(Date.now() + 2_000);
+      expect((await store.load('k')).history).toHaveLength(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('starts afresh, with a warning, when the stored value has the wrong shape', async () => {

@@ -146,6 +146,7 @@ export function defineIsolationTests(getPort: () => AdminDataPort): void {
       const all = { channels: ['Facebook', 'Instagram'], value_props: ['Cash Back', 'Unlimited Data'], limit: 200 };
       const cases: Record<ReadFunctionName, () => Promise<unknown>> = {
         default_tenant: () => port.call('default_tenant', {}, rows.tenantRow),
+        tenant_data_families: () => port.call('tenant_data_families', { tenant_id: A }, rows.tenantDataFamilyRow),
         resolve_tenant: () =>
           port.call('resolve_tenant', { platform: 'slack', workspace_id: 'T-A-unmapped' }, rows.tenantRow),
         search_campaigns: () =>
@@ -261,6 +262,24 @@ export function defineIsolationTests(getPort: () => AdminDataPort): void {
           ...(await port.call(
             'get_booking_by_id',
             { tenant_id: A, booking_id: secrets.at(-1) ?? '' },
+            rows.bookingRow,
+          )),
+        ],
+        // B's reference and B's customer's phone and email: still nothing of B for A.
+        get_booking_for_guest: async () => [
+          ...(await port.call(
+            'get_booking_for_guest',
+            { tenant_id: A, booking_id: 'B-1', customer_phone: '+61 499 000 111' },
+            rows.bookingRow,
+          )),
+          ...(await port.call(
+            'get_booking_for_guest',
+            { tenant_id: A, booking_id: 'B-2', customer_phone: '+61 412 345 678' },
+            rows.bookingRow,
+          )),
+          ...(await port.call(
+            'get_booking_for_guest',
+            { tenant_id: A, booking_id: secrets.at(-1) ?? '', customer_phone: '0499 000 111' },
             rows.bookingRow,
           )),
         ],

@@ -42,7 +42,8 @@ describe('createDataPort with nothing configured', () => {
       expect(port.kind).toBe('pglite');
       expect(port.vectorsAvailable).toBe(true);
       const tenant = await port.defaultTenant();
-      expect(tenant.name).toBe('Demo workspace');
+      expect(tenant.name).toBe('Demo marketing team');
+      expect((await port.resolveTenant('console', 'harbourside'))?.name).toBe('Harbourside Physio');
       expect(await port.call('embedding_status', { tenant_id: tenant.id }, rows.embeddingStatusRow)).toEqual([
         { campaigns: 300, embedded: 300 },
       ]);

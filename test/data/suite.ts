@@ -21,22 +21,76 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
     let port: AdminDataPort;
     let close: () => Promise<void>;
     let tenant: Tenant;
+    let clinic: Tenant;
     const t = () => tenant.id;
+    const c = () => clinic.id;
 
     beforeAll(async () => {
       ({ port, close } = await target.open());
       tenant = await port.defaultTenant();
+      clinic = (await port.resolveTenant('console', 'harbourside'))!;
       if (port.vectorsAvailable) await embedMissing(port, hashEmbedder(TEST_DIMENSIONS), { tenantId: tenant.id });
     });
     afterAll(async () => {
       await close();
     });
 
-    it('serves the default tenant and maps workspaces', async () => {
-      expect(tenant).toMatchObject({ slug: 'default', name: 'Demo workspace', isDefault: true });
-      expect(tenant.businessId).toBeTruthy();
+    it('serves two demo tenants, the marketing team (default) and the clinic, and maps workspaces', async () => {
+      expect(tenant).toMatchObject({ slug: 'default', name: 'Demo marketing team', isDefault: true, businessId: null });
       expect(tenant.defaultCampaignId).toBeTruthy();
+      expect(clinic).toMatchObject({ slug: 'harbourside', name: 'Harbourside Physio', isDefault: false });
+      expect(clinic.businessId).toBeTruthy();
+      expect(await port.resolveTenant('http', 'harbourside')).toMatchObject({ id: clinic.id });
       expect(await port.resolveTenant('slack', 'T-UNMAPPED')).toBeNull();
+    });
+
+    describe('toolsets', () => {
+      const families = async (id: string) =>
+        (await port.call('tenant_data_families', { tenant_id: id }, rows.tenantDataFamilyRow))
+          .map((r) => r.family)
+          .sort();
+
+      it('each demo tenant has data for its own families only', async () => {
+        expect(await families(t())).toEqual(['campaigns', 'competitors', 'quotes']);
+        expect(await families(c())).toEqual(['business']);
+      });
+
+      it('the seed names each tenant’s families; set_tenant_tools changes or clears them, and refuses unknown ones', async () => {
+        const listed = async () =>
+          Object.fromEntries(
+            (await port.admin('list_tenant_tools', {}, rows.tenantToolsListRow)).map((r) => [r.slug, r.tools]),
+          );
+        expect(await listed()).toEqual({
+          default: ['artifacts', 'campaigns', 'competitors', 'quotes', 'web'],
+          harbourside: ['business'],
+        });
+        const [set] = await port.admin(
+          'set_tenant_tools',
+          { tenant: 'harbourside', tools: ['web', 'business', 'web'] },
+          rows.tenantToolsRow,
+        );
+        expect(set).toEqual({ slug: 'harbourside', tools: ['business', 'web'] });
+        expect((await port.resolveTenant('console', 'harbourside'))?.settings).toMatchObject({
+          demo: true,
+          tools: ['business', 'web'],
+        });
+        const [auto] = await port.admin(
+          'set_tenant_tools',
+          { tenant: 'harbourside', tools: null },
+          rows.tenantToolsRow,
+        );
+        expect(auto).toEqual({ slug: 'harbourside', tools: null });
+        const settings = (await port.resolveTenant('console', 'harbourside'))?.settings;
+        expect(settings).toMatchObject({ demo: true });
+        expect(settings).not.toHaveProperty('tools');
+        await expect(
+          port.admin('set_tenant_tools', { tenant: 'harbourside', tools: ['bookings'] }, rows.tenantToolsRow),
+        ).rejects.toMatchObject({ code: 'invalid_input', detail: "unknown tool family 'bookings'" });
+        await expect(
+          port.admin('set_tenant_tools', { tenant: 'nobody', tools: ['web'] }, rows.tenantToolsRow),
+        ).rejects.toMatchObject({ code: 'invalid_input', detail: "unknown tenant 'nobody'" });
+        await port.admin('set_tenant_tools', { tenant: 'harbourside', tools: ['business'] }, rows.tenantToolsRow);
+      });
     });
 
     describe('campaigns', () => {
@@ -268,11 +322,11 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
 
     describe('business', () => {
       it('returns the business, its services and working hours', async () => {
-        const [biz] = await port.call('get_business', { tenant_id: t() }, rows.businessRow);
+        const [biz] = await port.call('get_business', { tenant_id: c() }, rows.businessRow);
         expect(biz?.name).toBe('Harbourside Physio');
-        const services = await port.call('get_business_services', { tenant_id: t() }, rows.serviceRow);
+        const services = await port.call('get_business_services', { tenant_id: c() }, rows.serviceRow);
         expect(services.map((s) => s.name)).toContain('Initial consultation');
-        const hours = await port.call('get_working_hours', { tenant_id: t() }, rows.workingHoursRow);
+        const hours = await port.call('get_working_hours', { tenant_id: c() }, rows.workingHoursRow);
         expect(hours.find((h) => h.day === 'sunday')).toMatchObject({ is_closed: true, opens: null });
         expect(hours.filter((h) => h.day === 'wednesday')).toHaveLength(2);
       });
@@ -281,14 +335,14 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
         for (const phone of ['+61 412 345 678', '0412345678', '(04) 1234-5678']) {
           const [latest] = await port.call(
             'get_latest_booking',
-            { tenant_id: t(), customer_phone: phone },
+            { tenant_id: c(), customer_phone: phone },
             rows.bookingRow,
           );
           expect(latest?.reference, phone).toBe('HP-1100');
         }
         const [byRef] = await port.call(
           'get_booking_by_id',
-          { tenant_id: t(), booking_id: ' hp-1100 ' },
+          { tenant_id: c(), booking_id: ' hp-1100 ' },
           rows.bookingRow,
         );
         expect(byRef).toMatchObject({
@@ -297,22 +351,62 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
           status: 'confirmed',
         });
         expect(
-          await port.call('get_latest_booking', { tenant_id: t(), customer_phone: '+1 555 0100' }, rows.bookingRow),
+          await port.call('get_latest_booking', { tenant_id: c(), customer_phone: '+1 555 0100' }, rows.bookingRow),
         ).toEqual([]);
+      });
+
+      it('finds a booking for a guest only with its phone or email too, without email, notes or the full phone', async () => {
+        const guest = (args: { customer_phone?: string; customer_email?: string }, booking_id = 'HP-1100') =>
+          port.call('get_booking_for_guest', { tenant_id: t(), booking_id, ...args }, rows.bookingRow);
+        // Sarah's number is stored as '0412 345 678'.
+        for (const phone of ['0412 345 678', '+61 412 345 678', '+61 (0)412-345-678', '0061412345678', '412345678']) {
+          const [found] = await guest({ customer_phone: phone });
+          expect(found, phone).toMatchObject({
+            reference: 'HP-1100',
+            customer_name: 'Sarah Mitchell',
+            customer_phone: '678',
+            customer_email: null,
+            customer_notes: null,
+          });
+        }
+        for (const email of ['sarah.mitchell@example.com', '  Sarah.Mitchell@EXAMPLE.com ']) {
+          expect((await guest({ customer_email: email }))[0]?.reference, email).toBe('HP-1100');
+        }
+        // A wrong or partial second fact, or none, finds nothing, as a reference that does not exist does.
+        for (const args of [
+          { customer_phone: '0412 345 679' },
+          { customer_phone: '345 678' },
+          { customer_phone: '+1 412 345 678 9' },
+          { customer_email: 'sarah@example.com' },
+          { customer_email: '' },
+          {},
+        ]) {
+          expect(await guest(args), JSON.stringify(args)).toEqual([]);
+        }
+        expect(await guest({ customer_phone: '0412 345 678' }, 'HP-9999')).toEqual([]);
+        // James's booking (stored as '+61 423 118 904'): found with his number written locally, not with Sarah's.
+        const [james] = await port.call(
+          'get_latest_booking',
+          { tenant_id: t(), customer_phone: '+61 423 118 904' },
+          rows.bookingRow,
+        );
+        expect(james?.customer_name).toBe('James Nguyen');
+        expect((await guest({ customer_phone: '0423 118 904' }, james?.reference))[0]?.customer_phone).toBe('904');
+        expect(await guest({ customer_phone: '0412 345 678' }, james?.reference)).toEqual([]);
       });
 
       it('answers policies and FAQs by topic', async () => {
         for (const topic of ['cancellation', 'reschedule', 'late arrival', 'Late-Arrival', 'deposits', 'refunds']) {
-          const found = await port.call('get_policies', { tenant_id: t(), topic }, rows.policyRow);
+          const found = await port.call('get_policies', { tenant_id: c(), topic }, rows.policyRow);
           expect(found.length, topic).toBeGreaterThan(0);
         }
-        expect(await port.call('get_policies', { tenant_id: t() }, rows.policyRow)).toHaveLength(6);
+        expect(await port.call('get_policies', { tenant_id: c() }, rows.policyRow)).toHaveLength(6);
         for (const topic of ['parking', 'location', 'pricing']) {
-          const faqs = await port.call('get_faqs', { tenant_id: t(), topic }, rows.faqRow);
+          const faqs = await port.call('get_faqs', { tenant_id: c(), topic }, rows.faqRow);
           expect(faqs.length, topic).toBeGreaterThan(0);
           expect(faqs[0]?.topic).toBe(topic);
         }
-        const fund = await port.call('get_faqs', { tenant_id: t(), topic: 'health fund' }, rows.faqRow);
+        const fund = await port.call('get_faqs', { tenant_id: c(), topic: 'health fund' }, rows.faqRow);
         expect(fund.map((f) => f.question)).toContain('Can I claim on my health fund?');
       });
     });

@@ -44,8 +44,12 @@ interface Pacing {
 interface Ending {
   /** Defaults to `tool_calls` when there are tool calls, else `stop`. */
   finishReason?: string;
-  /** Defaults to a rough estimate (4 characters a token). */
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  /**
+   * Defaults to a rough estimate (4 characters a token). Any other field (`prompt_tokens_details`,
+   * `completion_tokens_details`, DeepSeek's `prompt_cache_hit_tokens`, a `total_tokens` of its own…)
+   * is sent as given in the final usage chunk.
+   */
+  usage?: { prompt_tokens: number; completion_tokens: number; [detail: string]: unknown };
 }
 
 export type FakeTextResponse = { text: string; toolCalls?: undefined } & Pacing & Ending;
@@ -150,6 +154,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       else res.destroy();
     });
   });
+  // Longer than any client's idle keep-alive (undici: 4 s), so the client always drops an idle
+  // socket first. With Node's 5 s default, a test pausing about 5 s on a busy machine had its next
+  // request sent on a socket the server was closing: ECONNRESET, "can't reach the model".
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
@@ -436,7 +444,7 @@ function usageFor(response: Ending & { text?: string; toolCalls?: FakeToolCall[]
   const completion =
     response.usage?.completion_tokens ??
     estimateTokens((response.text ?? '') + JSON.stringify(response.toolCalls ?? []));
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  return { total_tokens: prompt + completion, ...response.usage, prompt_tokens: prompt, completion_tokens: completion };
 }
 
 function estimateTokens(text: string): number {

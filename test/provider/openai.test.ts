@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
+import { captureLogs } from '../helpers/harness.js';
 import { buildChatParams, createLlmClient } from '../../src/provider/openai.js';
 import {
   LlmError,
@@ -503,6 +506,45 @@ describe('complete() errors', () => {
     const err = await failure(client().complete(ask()));
     expect(err.kind).toBe('server');
   });
+});
+
+describe('complete() when OPENAI_BASE_URL answers 200 with something else than a stream', () => {
+  const bodies = [
+    {
+      contentType: 'text/html; charset=utf-8',
+      body: '<html><body>Sign in to the proxy</body></html>',
+      says: 'an HTML page',
+    },
+    {
+      contentType: 'application/json',
+      body: JSON.stringify({
+        id: 'x',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'hi' } }],
+      }),
+      says: 'a non-stream JSON body',
+    },
+  ];
+  for (const { contentType, body, says } of bodies) {
+    it(`warns the operator, naming OPENAI_BASE_URL and ${says}`, async () => {
+      // A proxy's sign-in page or a server that ignores stream: true, on loopback.
+      const server = createHttpServer((_req, res) => res.writeHead(200, { 'content-type': contentType }).end(body));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      const { log, logs } = captureLogs();
+      try {
+        const config = parseConfig({ OPENAI_BASE_URL: url, OPENAI_MAX_RETRIES: '0' });
+        const err = await failure(createLlmClient(config, log).complete(ask()));
+        expect(err.kind).toBe('server');
+        const warning = logs.lines.find((l) => l.code === 'llm_not_a_stream');
+        expect(warning).toMatchObject({ level: 40, body: says });
+        expect(String(warning?.msg)).toContain('OPENAI_BASE_URL');
+        expect(String(warning?.msg)).toContain(says);
+      } finally {
+        server.close();
+      }
+    });
+  }
 });
 
 describe('embed()', () => {

@@ -14,6 +14,7 @@ import { silentLogger } from '../../src/logger.js';
 import { defineTool } from '../../src/contract/tool.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { collect, message, replyOf, sentMessages, startHarness, type Harness } from '../helpers/harness.js';
+import { peer } from '../helpers/peer.js';
 
 const chunks = (name: string) =>
   readFileSync(new URL(`../fixtures/provider-streams/${name}.chunks.txt`, import.meta.url), 'utf8')
@@ -29,7 +30,9 @@ const RECORDINGS = {
     text: '',
     reasoning: /^The user is asking for the weather in San Francisco/,
     call: { name: 'weather', args: { location: 'San Francisco' } },
-    usage: { promptTokens: 339, completionTokens: 83 },
+    // DeepSeek counts reasoning inside completion_tokens (total = prompt + completion) and the
+    // prompt cache's hits as prompt_tokens_details.cached_tokens and prompt_cache_hit_tokens.
+    usage: { promptTokens: 339, completionTokens: 83, cachedPromptTokens: 320, reasoningTokens: 39 },
     echo: 'reasoning_content',
   },
   'xai-tool-call': {
@@ -37,7 +40,9 @@ const RECORDINGS = {
     text: '',
     reasoning: /^First, the user is$/,
     call: { name: 'weather', args: { location: 'San Francisco' } },
-    usage: { promptTokens: 291, completionTokens: 26 },
+    // xAI leaves reasoning out of completion_tokens (26) but bills it as output: total_tokens (513)
+    // is prompt + completion + reasoning (196), so the completion count becomes 26 + 196.
+    usage: { promptTokens: 291, completionTokens: 222, cachedPromptTokens: 290, reasoningTokens: 196 },
     echo: 'reasoning_content',
   },
   'alibaba-tool-call': {
@@ -194,11 +199,15 @@ describe('a whole turn on each recorded tool-call stream', () => {
   it('shows a reasoning model’s thinking as `event: reasoning_status` over SSE, never its text', async () => {
     fake.script({ sse: sse(chunks('mistral-reasoning')) });
     const app = createHttpApp({ agent: h.sb.agent, log: silentLogger() });
-    const res = await app.request('/api/chat', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ message: '2+2?', threadId: 'rec-sse' }),
-    });
+    const res = await app.request(
+      '/api/chat',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ message: '2+2?', threadId: 'rec-sse' }),
+      },
+      peer(),
+    );
     const body = await res.text();
     expect(body).toMatch(/event: reasoning_status\ndata: \{"text":"Reasoning…"\}/);
     expect(body).toContain('2 + 2 = 4');

@@ -211,6 +211,53 @@ describe('StreamAssembler provider quirks', () => {
     expect(result.usage).toEqual({ promptTokens: 5, completionTokens: 2 });
   });
 
+  it.each([
+    [
+      'OpenAI / OpenRouter / Anthropic-compat: details beside the counts, reasoning inside completion_tokens',
+      {
+        prompt_tokens: 1486,
+        completion_tokens: 651,
+        total_tokens: 2137,
+        prompt_tokens_details: { cached_tokens: 1408, audio_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 512 },
+      },
+      { promptTokens: 1486, completionTokens: 651, cachedPromptTokens: 1408, reasoningTokens: 512 },
+    ],
+    [
+      'DeepSeek with only the cache misses',
+      { prompt_tokens: 339, completion_tokens: 83, prompt_cache_miss_tokens: 19 },
+      { promptTokens: 339, completionTokens: 83, cachedPromptTokens: 320 },
+    ],
+    [
+      'Moonshot: cached_tokens at the top',
+      { prompt_tokens: 900, completion_tokens: 20, cached_tokens: 768 },
+      { promptTokens: 900, completionTokens: 20, cachedPromptTokens: 768 },
+    ],
+    [
+      'reasoning left out of completion_tokens (total_tokens says so): added once, as output',
+      {
+        prompt_tokens: 758,
+        completion_tokens: 102,
+        total_tokens: 1725,
+        completion_tokens_details: { reasoning_tokens: 865 },
+      },
+      { promptTokens: 758, completionTokens: 967, reasoningTokens: 865 },
+    ],
+    [
+      'no details, zeros and junk: nothing invented',
+      {
+        prompt_tokens: 10,
+        completion_tokens: 2,
+        prompt_tokens_details: { cached_tokens: 0 },
+        prompt_cache_hit_tokens: null,
+      },
+      { promptTokens: 10, completionTokens: 2 },
+    ],
+  ])('reads cached and reasoning tokens: %s', (_name, usage, want) => {
+    const result = assembleChunks([{ ...finish('stop'), usage }]);
+    expect(result.usage).toEqual(want);
+  });
+
   it('leaves usage undefined when it never comes', () => {
     const result = assembleChunks([delta({ content: 'Hi' }), finish('stop')]);
     expect(result.usage).toBeUndefined();

@@ -10,6 +10,7 @@ import { createHttpApp } from '../../src/adapters/http/app.js';
 import { parseArguments } from '../../src/agent/registry.js';
 import { defineTool } from '../../src/contract/tool.js';
 import { collect, message, sentMessages, startHarness, type Harness } from '../helpers/harness.js';
+import { peer } from '../helpers/peer.js';
 
 const ran: unknown[] = [];
 const greet = defineTool({
@@ -65,11 +66,15 @@ describe('action ids and command names', () => {
   it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty.x'])(
     'unknown action %s answers 400 with a clear message, not 500',
     async (id) => {
-      const res = await app().request('/api/chat', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ action: { id } }),
-      });
+      const res = await app().request(
+        '/api/chat',
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ action: { id } }),
+        },
+        peer(),
+      );
       expect(res.status).toBe(400);
       expect(await res.json()).toEqual({
         error: { code: 'bad_request', message: expect.stringMatching(/no longer available/) },
@@ -87,22 +92,30 @@ describe('request size', () => {
   it('refuses a body over 1 MB with 413 before parsing it, and still takes a normal one', async () => {
     const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log });
     const huge = JSON.stringify({ message: 'hi', padding: 'x'.repeat(20 * 1024 * 1024) });
-    const res = await app.request('/api/chat', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: huge,
-    });
+    const res = await app.request(
+      '/api/chat',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: huge,
+      },
+      peer(),
+    );
     expect(res.status).toBe(413);
     expect(await res.json()).toEqual({
       error: { code: 'payload_too_large', message: 'The request body is larger than 1 MB.' },
     });
     expect(h.llm.requestsTo('/chat/completions')).toHaveLength(0);
     h.llm.script({ text: 'Small is fine.' });
-    const ok = await app.request('/api/chat', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ message: 'hi' }),
-    });
+    const ok = await app.request(
+      '/api/chat',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'hi' }),
+      },
+      peer(),
+    );
     expect(ok.status).toBe(200);
   });
 });

@@ -22,6 +22,7 @@ import { createToolRegistry } from '../../src/agent/registry.js';
 import { defineTool } from '../../src/contract/tool.js';
 import { captureLogs, message, sentMessages, startHarness, type Harness } from '../helpers/harness.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
+import { peer } from '../helpers/peer.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 
@@ -54,13 +55,18 @@ async function askWithLookup(
   app: ReturnType<typeof createHttpApp>,
   userId: string,
   token?: string,
+  address = '127.0.0.1',
 ): Promise<{ status: number; body: ChatBody }> {
   h.llm.script({ toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }] }, { text: 'Done.' });
-  const res = await app.request('/api/chat', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify({ message: 'look it up', userId }),
-  });
+  const res = await app.request(
+    '/api/chat',
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ message: 'look it up', userId }),
+    },
+    peer(address),
+  );
   return { status: res.status, body: (await res.json()) as ChatBody };
 }
 
@@ -74,9 +80,10 @@ describe('tool limits per user and tool (memory store)', () => {
   it('an anonymous caller (no API_TOKEN) is a guest: 1 call, then a refusal naming the limit and the reset time', async () => {
     const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log });
     const before = runs;
-    const first = await askWithLookup(h, app, 'guest-1');
+    const first = await askWithLookup(h, app, 'guest-1', undefined, '127.0.0.11');
     expect(first.body.toolCalls[0]).toMatchObject({ tool: 'lookup', ok: true });
-    const second = await askWithLookup(h, app, 'guest-1');
+    // Another userId from the same address is the same anonymous caller.
+    const second = await askWithLookup(h, app, 'guest-1-renamed', undefined, '127.0.0.11');
     expect(second.status).toBe(200); // the turn is answered; the tool call was refused
     const refused = second.body.toolCalls[0]!;
     expect(refused).toMatchObject({
@@ -95,8 +102,8 @@ describe('tool limits per user and tool (memory store)', () => {
     const at = new Date(refused.error!.resetAt!).toISOString();
     expect(told).toContain('lookup allows 1 call per 5 hours for guests');
     expect(told).toContain(`It resets at ${at.slice(11, 16)} UTC on ${at.slice(0, 10)}`);
-    // Another user has their own count.
-    expect((await askWithLookup(h, app, 'guest-2')).body.toolCalls[0]?.ok).toBe(true);
+    // Another client (address) has its own count.
+    expect((await askWithLookup(h, app, 'guest-2', undefined, '127.0.0.12')).body.toolCalls[0]?.ok).toBe(true);
   });
 
   it('an API_TOKEN caller is a member: 2 calls, then refused', async () => {
@@ -155,12 +162,17 @@ describe('message flood limit over HTTP', () => {
 
   it('answers 429 with Retry-After and rate_limited once a user is over USER_MESSAGES_PER_MINUTE; others are unaffected', async () => {
     const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log });
+    // Anonymous callers are counted by address: a flooder cannot escape by changing its userId.
     const send = (userId: string) =>
-      app.request('/api/chat', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ message: 'hi', userId }),
-      });
+      app.request(
+        '/api/chat',
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ message: 'hi', userId: `${userId}-${Math.random()}` }),
+        },
+        peer(userId === 'flooder' ? '127.0.0.21' : '127.0.0.22'),
+      );
     h.llm.script({ text: 'one' }, { text: 'two' }, { text: 'other' });
     expect((await send('flooder')).status).toBe(200);
     expect((await send('flooder')).status).toBe(200);

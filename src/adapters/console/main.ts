@@ -1,20 +1,53 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
+import { parseArgs } from 'node:util';
 import { createSwitchboard } from '../../app.js';
 import { loadConfigForStartup } from '../../config.js';
 import { createLogger } from '../../logger.js';
 import { createConsoleSession } from './session.js';
+import { PLAIN_STYLE, TTY_STYLE } from './terminal-markdown.js';
 
-/** `npm run chat`: an interactive terminal chat in one thread. Logs go to stderr at warn. */
+const LOG_FILE = '.data/console.log';
+
+/**
+ * `npm run chat [-- --tenant <slug>]`: an interactive terminal chat in one thread, as the default
+ * tenant or as the tenant mapped to the console workspace `<slug>` (the demo's `harbourside`;
+ * map another with `npm run tenants -- approve console <slug> --tenant <slug>`). Logs (warn and
+ * up, or LOG_LEVEL) go to .data/console.log when the chat is on a terminal, so no log line lands
+ * inside the chat text; to stderr when stdout is a pipe or a file.
+ */
 async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { tenant: { type: 'string' } } });
   const config = loadConfigForStartup();
-  const log = createLogger(process.env.LOG_LEVEL ? config.LOG_LEVEL : 'warn', process.stderr);
+  const tty = process.stdout.isTTY === true;
+  let logStream: NodeJS.WritableStream = process.stderr;
+  if (tty) {
+    await mkdir(dirname(LOG_FILE), { recursive: true });
+    logStream = createWriteStream(LOG_FILE, { flags: 'a' });
+  }
+  const log = createLogger(process.env.LOG_LEVEL ? config.LOG_LEVEL : 'warn', logStream);
   const sb = await createSwitchboard(config, log);
+  const workspaceId = values.tenant && values.tenant !== 'default' ? values.tenant : 'default';
+  const tenant =
+    workspaceId === 'default' ? await sb.data.defaultTenant() : await sb.data.resolveTenant('console', workspaceId);
+  if (!tenant) {
+    await sb.close();
+    throw new Error(
+      `--tenant ${workspaceId}: no tenant is mapped to the console workspace "${workspaceId}". ` +
+        `Map one with \`npm run tenants -- approve console ${workspaceId} --tenant <slug>\`.`,
+    );
+  }
   const session = createConsoleSession(
     sb.agent,
     { write: (t) => process.stdout.write(t) },
-    { filesDir: '.data/files' },
+    { filesDir: '.data/files', workspaceId, style: tty ? TTY_STYLE : PLAIN_STYLE },
   );
-  console.log(`Switchboard console (${sb.data.kind} data, model ${config.OPENAI_MODEL}). Ctrl-D to quit.`);
+  console.log(
+    `Switchboard console (tenant ${tenant.slug ?? tenant.name}, ${sb.data.kind} data, model ${config.OPENAI_MODEL}). Ctrl-D to quit.` +
+      (tty ? ` Warnings are logged to ${LOG_FILE}.` : ''),
+  );
 
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
   rl.setPrompt('you › ');

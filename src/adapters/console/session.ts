@@ -6,6 +6,7 @@ import type { IncomingMessage } from '../../contract/turn.js';
 import type { Button, Reply } from '../../reply/model.js';
 import { renderPlainText, replyButtons } from '../../reply/plain-text.js';
 import { parseTypedCommand } from '../typed-command.js';
+import { createLineRenderer, PLAIN_STYLE, renderTerminalMarkdown, type TerminalStyle } from './terminal-markdown.js';
 
 export interface ConsoleOutput {
   write(text: string): void;
@@ -13,10 +14,24 @@ export interface ConsoleOutput {
 
 /**
  * One terminal conversation in one thread. Typing `:N` clicks button N of the last reply;
- * files are saved under `filesDir` and their paths printed.
+ * files are saved under `filesDir` and their paths printed. The model's Markdown is rendered
+ * line by line as it streams (`style`: ANSI on a terminal, plain text elsewhere).
  */
-export function createConsoleSession(agent: Agent, out: ConsoleOutput, opts: { filesDir: string; threadId?: string }) {
+export function createConsoleSession(
+  agent: Agent,
+  out: ConsoleOutput,
+  opts: {
+    filesDir: string;
+    threadId?: string;
+    /** The console workspace (a tenant's slug, e.g. `harbourside`); default: the default tenant. */
+    workspaceId?: string;
+    /** ANSI on a terminal, plain text elsewhere (default: plain). */
+    style?: TerminalStyle;
+  },
+) {
   const threadId = opts.threadId ?? randomUUID();
+  const style = opts.style ?? PLAIN_STYLE;
+  const { dim } = style;
   let buttons: Button[] = [];
 
   async function send(line: string): Promise<void> {
@@ -30,7 +45,7 @@ export function createConsoleSession(agent: Agent, out: ConsoleOutput, opts: { f
     }
     const message: IncomingMessage = {
       platform: 'console',
-      workspaceId: 'default',
+      workspaceId: opts.workspaceId ?? 'default',
       channelId: 'console',
       threadId,
       messageId: randomUUID(),
@@ -43,39 +58,56 @@ export function createConsoleSession(agent: Agent, out: ConsoleOutput, opts: { f
     const command = button ? undefined : parseTypedCommand(input);
     if (command) message.command = command;
     let streamed = '';
+    const lines = createLineRenderer(style);
+    // Whether the terminal's cursor is at the start of a line: status lines never join the answer's.
+    let atLineStart = true;
+    const write = (text: string) => {
+      if (!text) return;
+      out.write(text);
+      atLineStart = text.endsWith('\n');
+    };
+    const endLine = () => {
+      write(lines.flush());
+      if (!atLineStart) write('\n');
+    };
     for await (const event of agent.handle(message)) {
       switch (event.type) {
         case 'status':
-          out.write(dim(`… ${event.text}\n`));
+          endLine();
+          write(dim(`… ${event.text}\n`));
           break;
         case 'text_delta':
           streamed += event.text;
-          out.write(event.text);
+          write(lines.push(event.text));
           break;
         case 'tool_event':
           // An artifact's code as it is written, dimmed: the file follows with the reply.
-          if (event.name === 'artifact_delta' && typeof event.data.delta === 'string') out.write(dim(event.data.delta));
+          if (event.name === 'artifact_delta' && typeof event.data.delta === 'string') write(dim(event.data.delta));
           break;
         case 'tool_call_start':
-          if (streamed) out.write('\n');
+          endLine();
           streamed = '';
-          out.write(dim(`  ⏳ ${event.title}\n`));
+          write(dim(`  ⏳ ${event.title}\n`));
           break;
         case 'tool_result':
-          out.write(dim(`  ${event.ok ? '✓' : '✗'} ${event.tool}: ${event.summary}\n`));
+          endLine();
+          write(dim(`  ${event.ok ? '✓' : '✗'} ${event.tool}: ${event.summary}\n`));
           break;
         case 'reply':
-          out.write(`${await renderReply(event.reply, streamed)}\n`);
+          write(lines.flush());
+          write(`${await renderReply(event.reply, streamed)}\n`);
           buttons = replyButtons(event.reply);
-          if (buttons.length) out.write(dim('(type :N to press button N)\n'));
+          if (buttons.length) write(dim('(type :N to press button N)\n'));
           break;
         case 'error':
-          out.write(`\n⚠️  ${event.message}\n`);
+          endLine();
+          write(`⚠️  ${event.message}\n`);
           break;
         default:
           break;
       }
     }
+    endLine();
   }
 
   async function renderReply(reply: Reply, streamed: string): Promise<string> {
@@ -95,18 +127,10 @@ export function createConsoleSession(agent: Agent, out: ConsoleOutput, opts: { f
         `📎 ${block.file.title ?? block.file.name} saved to ${path}${block.file.preview ? `\n${block.file.preview}` : ''}`,
       );
     }
-    const parts = [terminalMarkdown(body, bold), ...saved].filter(Boolean);
+    const parts = [renderTerminalMarkdown(body, style), ...saved].filter(Boolean);
     // A blank line between the streamed answer (which ends mid-line) and the cards under it.
     return parts.length ? `\n\n${parts.join('\n')}` : '';
   }
 
   return { threadId, send };
-}
-
-const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
-const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
-
-/** `**highlight**` (search matches, bold in cards) shown as bold in a terminal, as plain words elsewhere. */
-export function terminalMarkdown(text: string, emphasize: (s: string) => string): string {
-  return text.replace(/\*\*([^*\n]+?)\*\*/g, (_, inner: string) => emphasize(inner));
 }

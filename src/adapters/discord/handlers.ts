@@ -64,6 +64,8 @@ export interface HandlerDeps {
   maxPerThread: number;
   /** DISCORD_MEMBER_ROLES: users with none of these roles are guests (unset: everyone is a member). */
   memberRoleIds?: readonly string[];
+  /** DISCORD_EMBED_DOMAINS: links there may show a preview; every other link in our messages is sent with embeds suppressed. */
+  embedDomains: readonly string[];
 }
 
 /** Where an interaction is answered, by ids and token only: any replica can rebuild its webhook. */
@@ -362,6 +364,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
         interactionId: t.id,
         receivedAt: t.receivedAt,
         log: entryLog,
+        embedDomains: deps.embedDomains,
       });
     }
     // Another replica's shard received this message: its guild is not in this client's cache,
@@ -398,9 +401,10 @@ export function createHandlers(deps: HandlerDeps): Handlers {
             ),
         log: entryLog,
         nonce,
+        embedDomains: deps.embedDomains,
       });
     }
-    return channel.isSendable() ? channelSink(channel, nonce) : undefined;
+    return channel.isSendable() ? channelSink(channel, deps.embedDomains, nonce) : undefined;
   }
 
   async function acknowledge(interaction: Interaction, ack: () => Promise<unknown>): Promise<boolean> {
@@ -517,6 +521,9 @@ export function createHandlers(deps: HandlerDeps): Handlers {
           : { type: InteractionResponseType.DeferredMessageUpdate },
       );
     }
+    // Discord accepts only an autocomplete result here (type 8); our options offer no suggestions.
+    if (raw.type === InteractionType.ApplicationCommandAutocomplete)
+      return { type: InteractionResponseType.ApplicationCommandAutocompleteResult, data: { choices: [] } };
     return privately('This kind of interaction is not supported.');
   }
 

@@ -104,8 +104,12 @@ export function interactionsEndpoint(deps: EndpointDeps): (req: IncomingMessage,
     let raw: Buffer;
     try {
       raw = await readBody(req, MAX_BODY_BYTES);
-    } catch {
-      return refuse(res, 413, `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+    } catch (err) {
+      if (err instanceof BodyTooLarge) return refuse(res, 413, `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+      // The client went away or the connection broke mid-body: nobody is left to read an answer.
+      log.warn({ path: INTERACTIONS_PATH, err: String(err) }, 'discord interaction body could not be read');
+      if (!res.headersSent && !res.destroyed) refuse(res, 400, 'The body could not be read.');
+      return;
     }
     const signature = header(req, 'x-signature-ed25519');
     const timestamp = header(req, 'x-signature-timestamp');
@@ -167,17 +171,19 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return typeof v === 'string' && v ? v : undefined;
 }
 
+class BodyTooLarge extends Error {}
+
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) {
     req.resume();
-    throw new Error('too large');
+    throw new BodyTooLarge();
   }
   const parts: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > limit) throw new Error('too large');
+    if (size > limit) throw new BodyTooLarge();
     parts.push(chunk as Buffer);
   }
   return Buffer.concat(parts);

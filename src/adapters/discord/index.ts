@@ -4,6 +4,7 @@ import { ConfigError } from '../../config.js';
 import type { AdapterDeps, PlatformAdapter } from '../platform.js';
 import { apiBase, createDiscordClient, planShards } from './client.js';
 import { createActionStore } from './custom-id.js';
+import { guardGateway } from './gateway-guard.js';
 import { createHandlers } from './handlers.js';
 import { interactionsEndpoint, INTERACTIONS_PATH } from './http-interactions.js';
 
@@ -33,6 +34,7 @@ export type DiscordConfig =
   | 'DISCORD_API_URL'
   | 'DISCORD_PUBLIC_KEY'
   | 'DISCORD_MEMBER_ROLES'
+  | 'DISCORD_EMBED_DOMAINS'
   | 'DISCORD_SHARD_COUNT'
   | 'DISCORD_SHARD_IDS'
   | 'THREAD_TTL_DAYS'
@@ -49,6 +51,7 @@ export function createDiscordAdapter(
   const log = sb.log.child({ adapter: 'discord' });
   const ttlMs = config.THREAD_TTL_DAYS * 86_400_000;
   const client = createDiscordClient(config);
+  guardGateway(client, log);
   const handlers = createHandlers({
     agent: sb.agent,
     kv: sb.kv,
@@ -59,6 +62,7 @@ export function createDiscordAdapter(
     inbox: sb.inbox,
     maxPerThread: config.INBOX_THREAD_QUEUE_MAX,
     memberRoleIds: config.DISCORD_MEMBER_ROLES,
+    embedDomains: config.DISCORD_EMBED_DOMAINS,
   });
 
   let accepting = false;

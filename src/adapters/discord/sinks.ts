@@ -9,6 +9,7 @@ import {
   type TextChannel,
 } from 'discord.js';
 import type { Logger } from '../../logger.js';
+import { allLinksOn } from '../links.js';
 import { LIMITS } from './limits.js';
 import { truncate } from '../../reply/text.js';
 import type { OutgoingMessage } from './render.js';
@@ -41,9 +42,17 @@ export interface ReplySink {
 /** Nobody gets pinged by what the model writes. */
 const NO_PINGS = { parse: [] as const, repliedUser: false };
 
-export function toDiscordOptions(m: OutgoingMessage) {
+/**
+ * Every message we send or edit in Discord passes here (channel, thread and interaction sinks,
+ * live-reply edits, replays), so no path can forget: nobody is pinged (`allowedMentions`
+ * empty), and a message whose text holds a link off DISCORD_EMBED_DOMAINS gets
+ * SUPPRESS_EMBEDS, so Discord fetches no preview of a URL the model chose.
+ */
+export function toDiscordOptions(m: OutgoingMessage, embedDomains: readonly string[]) {
+  const suppress = !allLinksOn(m.content, embedDomains);
   return {
     content: m.content,
+    ...(suppress ? { flags: MessageFlags.SuppressEmbeds as const } : {}),
     embeds: m.embeds,
     components: m.components,
     files: m.files.map((f) => ({
@@ -72,11 +81,16 @@ export function turnNonces(turnId: string, start = 0): () => string {
 }
 
 /** Posts in a channel we can write to (a DM, or a thread we are part of). */
-export function channelSink(channel: SendableChannels, nonce?: () => string): ReplySink {
+export function channelSink(
+  channel: SendableChannels,
+  embedDomains: readonly string[],
+  nonce?: () => string,
+): ReplySink {
+  const options = (m: OutgoingMessage) => toDiscordOptions(m, embedDomains);
   const sent = new Map<string, Message>();
   const send = async (m: OutgoingMessage) => {
     const message = await channel.send({
-      ...toDiscordOptions(m),
+      ...options(m),
       ...(nonce ? { nonce: nonce(), enforceNonce: true } : {}),
     });
     sent.set(message.id, message);
@@ -84,8 +98,8 @@ export function channelSink(channel: SendableChannels, nonce?: () => string): Re
   };
   const edit = async (ref: MessageRef, m: OutgoingMessage) => {
     const message = sent.get(ref.messageId);
-    if (message) await message.edit(toDiscordOptions(m));
-    else await channel.messages.edit(ref.messageId, toDiscordOptions(m));
+    if (message) await message.edit(options(m));
+    else await channel.messages.edit(ref.messageId, options(m));
     return ref;
   };
   return {
@@ -129,21 +143,23 @@ export function threadSink(opts: {
   onThread: (id: string) => Promise<void>;
   log: Logger;
   nonce?: () => string;
+  /** DISCORD_EMBED_DOMAINS */
+  embedDomains: readonly string[];
 }): ReplySink {
-  const { parent, log } = opts;
+  const { parent, log, embedDomains } = opts;
   let inner: ReplySink | undefined;
   const existing = async (id: string): Promise<ReplySink | undefined> => {
     const thread = (await opts
       .fetchThread(id)
       .catch((err: unknown) => log.warn({ err, threadId: id }, 'could not find the thread of an earlier run'))) as
       SendableChannels | null | undefined;
-    return thread?.isSendable() ? channelSink(thread, opts.nonce) : undefined;
+    return thread?.isSendable() ? channelSink(thread, embedDomains, opts.nonce) : undefined;
   };
   const start = async (): Promise<ReplySink> => {
     try {
       const thread = await parent.threads.create({ name: opts.threadName, startMessage: opts.originId });
       await opts.onThread(thread.id);
-      return channelSink(thread, opts.nonce);
+      return channelSink(thread, embedDomains, opts.nonce);
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       // Started by a run that died before recording it: the thread carries the message's id.
@@ -153,7 +169,7 @@ export function threadSink(opts: {
         return found;
       }
       log.warn({ err, channelId: parent.id, code }, 'could not start a thread; answering in the channel');
-      return channelSink(parent, opts.nonce);
+      return channelSink(parent, embedDomains, opts.nonce);
     }
   };
   const target = async (): Promise<ReplySink> => {
@@ -203,19 +219,22 @@ export function interactionSink(opts: {
   receivedAt: number;
   now?: () => number;
   log: Logger;
+  /** DISCORD_EMBED_DOMAINS */
+  embedDomains: readonly string[];
 }): ReplySink {
-  const { webhook, ownsOriginal } = opts;
+  const { webhook, ownsOriginal, embedDomains } = opts;
+  const options = (m: OutgoingMessage) => toDiscordOptions(m, embedDomains);
   const now = opts.now ?? Date.now;
   let fallback: Promise<ReplySink | undefined> | undefined;
   const channel = () =>
     (fallback ??= opts.channel().then(
-      (c) => (c ? channelSink(c) : undefined),
+      (c) => (c ? channelSink(c, embedDomains) : undefined),
       (err: unknown) => (opts.log.warn({ err }, 'could not find the interaction’s channel'), undefined),
     ));
   const inWindow = () => now() - opts.receivedAt < INTERACTION_WINDOW_MS;
   /** Interaction messages replaced in the channel after the window, by their `id`. */
   const moved = new Map<string, MessageRef>();
-  const followUp = async (m: OutgoingMessage) => refOf(await webhook.send(toDiscordOptions(m)));
+  const followUp = async (m: OutgoingMessage) => refOf(await webhook.send(options(m)));
   const ephemeral = (text: string) =>
     webhook.send({ content: warning(text), flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS });
   const inChannel = async (m: OutgoingMessage) => {
@@ -234,14 +253,14 @@ export function interactionSink(opts: {
     async open(m) {
       if (!inWindow()) return inChannel(m);
       if (!ownsOriginal) return followUp(m);
-      const message = await webhook.editMessage('@original', toDiscordOptions(m));
+      const message = await webhook.editMessage('@original', options(m));
       return { id: '@original', messageId: message.id };
     },
     send: (m) => (inWindow() ? followUp(m) : inChannel(m)),
     async edit(ref, m) {
       const replacement = moved.get(ref.id);
       if (replacement) return (await channel())!.edit(replacement, m);
-      if (inWindow()) return { id: ref.id, messageId: (await webhook.editMessage(ref.id, toDiscordOptions(m))).id };
+      if (inWindow()) return { id: ref.id, messageId: (await webhook.editMessage(ref.id, options(m))).id };
       const ref2 = await inChannel(m);
       moved.set(ref.id, ref2);
       return ref2;

@@ -1,9 +1,11 @@
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { DataError, type DataPort } from '../../contract/data.js';
+import { createApiToken, listApiTokens, revokeApiToken } from '../../data/api-tokens.js';
 import { isAdminPort } from '../../data/rpc-port.js';
 import { adminBusinessRow, adminFaqRow, adminPolicyRow, deletedRow } from '../../data/rows.js';
 import type { Logger } from '../../logger.js';
+import { mountTenantAdmin } from './admin-tenants.js';
 import { bearerMatches } from './bearer.js';
 
 /**
@@ -13,7 +15,12 @@ import { bearerMatches } from './bearer.js';
  *   POST   /tts_admin/policies/{business_id}              → { status: "ok", policy }          (201)
  *   PUT    /tts_admin/policies/{business_id}/{policy_id}  → { status: "ok", policy }
  *   DELETE /tts_admin/policies/{business_id}/{policy_id}  → { status: "ok", deleted: id }
- *   and the same for /tts_admin/faqs.
+ *   and the same for /tts_admin/faqs;
+ *   GET /tts_admin/tenants, PUT /tts_admin/tenants/{slug}/tools: tool families (admin-tenants.ts).
+ *
+ *   GET    /tts_admin/tokens[?tenant=]                    → { status: "ok", tokens: [...] }   (no secrets)
+ *   POST   /tts_admin/tokens  { tenant, label? }          → { status: "ok", token, record }   (201; the secret, once)
+ *   DELETE /tts_admin/tokens/{id or prefix}               → { status: "ok", revoked: record }
  *
  * The tenant is the business's own, found from the id in the path; a body naming a tenant or a
  * business is refused (strict schemas), and a policy or FAQ id of another business is a 404.
@@ -41,6 +48,10 @@ const faqUpdate = faqCreate
   .partial()
   .refine((b) => Object.keys(b).length > 0, { error: 'give at least one of topic, question, answer, tags' });
 const uuid = z.uuid({ error: 'expected a UUID' });
+const tokenCreate = z.strictObject({
+  tenant: z.string().trim().min(1).max(200),
+  label: z.string().trim().min(1).max(200).optional(),
+});
 
 type ErrorCode = 'validation_failed' | 'unauthorized' | 'not_found' | 'conflict' | 'unavailable' | 'admin_disabled';
 const fail = (c: Context, status: 400 | 401 | 404 | 409 | 503, code: ErrorCode, message: string) =>
@@ -58,6 +69,7 @@ export function mountAdmin(app: Hono, opts: { token: string | undefined; data: D
   });
   if (!isAdminPort(data)) return;
   const port = data;
+  mountTenantAdmin(app, base, port, log);
 
   /** The business in the path, or a response saying why not. */
   async function business(c: Context): Promise<{ id: string } | Response> {
@@ -97,6 +109,53 @@ export function mountAdmin(app: Hono, opts: { token: string | undefined; data: D
       return fail(c, 503, 'unavailable', 'The database could not complete that. It has been logged.');
     }
   };
+
+  /** The database's refusal (unknown tenant, no or several matching tokens) as a 404, else rethrown. */
+  const refused = (c: Context, err: unknown) => {
+    if (err instanceof DataError && err.code === 'invalid_input' && err.detail && !err.detail.startsWith('conflict:'))
+      return fail(c, 404, 'not_found', err.detail);
+    throw err;
+  };
+
+  app.get(
+    `${base}/tokens`,
+    handle(async (c) => {
+      try {
+        const tokens = await listApiTokens(port, c.req.query('tenant')?.trim() || undefined);
+        return c.json({ status: 'ok', tokens });
+      } catch (err) {
+        return refused(c, err);
+      }
+    }),
+  );
+
+  app.post(
+    `${base}/tokens`,
+    handle(async (c) => {
+      const b = await body(c, tokenCreate);
+      if (!b.ok) return b.res;
+      try {
+        const { token, record } = await createApiToken(port, b.value.tenant, b.value.label);
+        log.info({ tenant: record.tenant_slug, tokenId: record.id }, 'admin created an API token');
+        return c.json({ status: 'ok', token, record }, 201);
+      } catch (err) {
+        return refused(c, err);
+      }
+    }),
+  );
+
+  app.delete(
+    `${base}/tokens/:token`,
+    handle(async (c) => {
+      try {
+        const record = await revokeApiToken(port, c.req.param('token') ?? '');
+        log.info({ tenant: record.tenant_slug, tokenId: record.id }, 'admin revoked an API token');
+        return c.json({ status: 'ok', revoked: record });
+      } catch (err) {
+        return refused(c, err);
+      }
+    }),
+  );
 
   for (const kind of ['policies', 'faqs'] as const) {
     const one = kind === 'policies' ? 'policy' : 'faq';

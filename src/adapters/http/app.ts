@@ -18,8 +18,19 @@ import type {
 import type { Logger } from '../../logger.js';
 import type { Block } from '../../reply/model.js';
 import { parseTypedCommand } from '../typed-command.js';
-import { mountAdmin } from './admin.js';
+import { DataError } from '../../contract/data.js';
+import { tenantOfApiToken } from '../../data/api-tokens.js';
+import { isAdminPort } from '../../data/rpc-port.js';
+import { bearerOf, type Caller, decideAccess, unauthorized } from './access.js';
 import { bearerMatches } from './bearer.js';
+import { mountAdmin } from './admin.js';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Set by the `/api/*` guard: who is calling. */
+    caller: Caller;
+  }
+}
 
 const chatRequest = z.object({
   message: z.string().max(20_000, 'message is longer than 20,000 characters').optional(),
@@ -30,9 +41,19 @@ const chatRequest = z.object({
     .max(200)
     .regex(/^[\w.:-]+$/, 'threadId may hold letters, digits and _ . : -')
     .optional(),
+  /** Kept for token callers (their backend names its users); ignored for anonymous ones (see below). */
   userId: z.string().trim().min(1).max(200).optional(),
   /** A button from an earlier reply's blocks (e.g. `campaigns.more`). */
   action: z.object({ id: z.string().min(1).max(100), value: z.string().max(2_000).optional() }).optional(),
+  /**
+   * The tenant to talk to (its slug): only a loopback caller without API_TOKEN may choose it;
+   * a token caller gets its token's tenant, and naming another is a 403.
+   */
+  tenant: z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'tenant is a tenant slug')
+    .optional(),
 });
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -51,7 +72,10 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
 export interface HttpAppOptions {
   agent: Agent;
   log: Logger;
+  /** API_TOKEN: opens `/api/*` to its bearer from anywhere; unset, `/api/*` answers loopback clients only. */
   apiToken?: string;
+  /** TRUST_PROXY as a number of proxies (0: X-Forwarded-For is ignored). */
+  trustProxy?: number;
   /** Extra health facts (adapters connected, data source). */
   health?: () => Record<string, unknown>;
   /** The data port: enables `GET /api/usage` (token totals from the ledger) and the admin API. */
@@ -62,7 +86,7 @@ export interface HttpAppOptions {
 
 const usageQuery = z
   .object({
-    tenant: z.string().trim().min(1).max(200).default('default'),
+    tenant: z.string().trim().min(1).max(200).optional(),
     threadId: z.string().trim().min(1).max(200).optional(),
     userId: z.string().trim().min(1).max(200).optional(),
     from: z.iso
@@ -77,7 +101,15 @@ const usageQuery = z
   .strict();
 
 /** `POST /api/chat` (JSON or SSE) and `GET /healthz`. */
-export function createHttpApp({ agent, log, apiToken, health, data, adminToken }: HttpAppOptions): Hono {
+export function createHttpApp({
+  agent,
+  log,
+  apiToken,
+  trustProxy = 0,
+  health,
+  data,
+  adminToken,
+}: HttpAppOptions): Hono {
   const app = new Hono();
   // Refused before it is read into memory, whatever the Content-Length claims.
   const limitBody = bodyLimit({
@@ -89,16 +121,53 @@ export function createHttpApp({ agent, log, apiToken, health, data, adminToken }
 
   app.get('/healthz', (c) => c.json({ ok: true, ...health?.() }));
 
+  // Closed by default (access.ts): API_TOKEN's bearer, a tenant's token, or without API_TOKEN a
+  // loopback client.
   app.use('/api/*', async (c, next) => {
-    if (apiToken && !bearerMatches(c.req.header('authorization'), apiToken)) {
-      return c.json(errorBody('unauthorized', 'Missing or wrong bearer token (API_TOKEN).'), 401);
+    const bearer = bearerOf(c);
+    if (bearer !== undefined && !(apiToken && bearerMatches(c.req.header('authorization'), apiToken))) {
+      // Not API_TOKEN: a tenant's token, or nothing (a wrong bearer never falls back to anonymous).
+      let tenant: string | null = null;
+      if (data && isAdminPort(data)) {
+        try {
+          tenant = await tenantOfApiToken(data, bearer);
+        } catch (err) {
+          log.warn({ err, code: 'unavailable' }, 'could not check an API token');
+          return c.json(errorBody('unavailable', 'The token could not be checked. Try again shortly.'), 503);
+        }
+      }
+      if (!tenant) {
+        log.debug({ path: c.req.path, code: 'unauthorized' }, 'http request refused');
+        return unauthorized(c, 'Wrong bearer token: not API_TOKEN and not a live tenant token.');
+      }
+      c.set('caller', { kind: 'token', tenant });
+      return next();
     }
+    const decision = decideAccess(c, {
+      token: apiToken,
+      tokenName: 'API_TOKEN',
+      loopbackWithoutToken: true,
+      trustedHops: trustProxy,
+    });
+    if (!decision.ok) {
+      // At debug: anyone on the network can make these, as often as they like.
+      log.debug({ path: c.req.path, code: 'unauthorized' }, 'http request refused');
+      return unauthorized(c, decision.message);
+    }
+    c.set('caller', decision.caller);
     return next();
   });
   app.use('/api/*', limitBody);
 
   /** Token totals from the ledger: `?tenant=&threadId=&userId=&from=&to=` (default: the last 30 days). */
   app.get('/api/usage', async (c) => {
+    // Every tenant's spend: for token holders only, never for an anonymous (loopback) caller.
+    const caller = c.get('caller');
+    if (caller.kind !== 'token')
+      return unauthorized(
+        c,
+        'GET /api/usage needs API_TOKEN or a tenant token: send Authorization: Bearer <token> (on this machine, npm run usage prints the same totals).',
+      );
     if (!data) return c.json(errorBody('not_found', 'Usage is not available here.'), 404);
     const parsed = usageQuery.safeParse(c.req.query());
     if (!parsed.success) {
@@ -108,7 +177,13 @@ export function createHttpApp({ agent, log, apiToken, health, data, adminToken }
         400,
       );
     }
-    const q = parsed.data;
+    const q = { ...parsed.data, tenant: parsed.data.tenant ?? caller.tenant ?? 'default' };
+    // A tenant's token sees its own tenant's figures only; API_TOKEN is the operator's, as before.
+    if (caller.tenant !== undefined && q.tenant !== caller.tenant)
+      return c.json(
+        errorBody('forbidden', `This token belongs to tenant "${caller.tenant}"; it cannot read another's usage.`),
+        403,
+      );
     const to = q.to ? new Date(q.to.length === 10 ? Date.parse(q.to) + 86_400_000 : Date.parse(q.to)) : new Date();
     const from = q.from ? new Date(q.from) : new Date(to.getTime() - 30 * 86_400_000);
     if (from >= to) return c.json(errorBody('bad_request', 'from must be before to.'), 400);
@@ -150,18 +225,24 @@ export function createHttpApp({ agent, log, apiToken, health, data, adminToken }
       return c.json(errorBody('bad_request', 'message is required (a non-empty string).'), 400);
     }
     const threadId = req.threadId ?? randomUUID();
+    const caller = c.get('caller');
+    const tenant = await chosenTenant(caller, req.tenant);
+    if (!tenant.ok) return c.json(errorBody(tenant.code, tenant.message), tenant.status);
     const message: IncomingMessage = {
       platform: 'http',
       workspaceId: 'default',
       channelId: 'api',
       threadId,
       messageId: randomUUID(),
-      userId: req.userId ?? 'api',
-      // Without API_TOKEN anyone can call: anonymous callers get the guest limits.
-      role: apiToken ? 'member' : 'guest',
+      // An anonymous caller is known by its address only: the per-user flood limit, tool limits
+      // and token budget key on `ip:<address>`, so a made-up userId cannot reset them. A token
+      // holder's backend names its own users (it is trusted with its token's limits).
+      userId: caller.kind === 'anonymous' ? anonymousUserId(caller.address) : (req.userId ?? 'api'),
+      role: caller.kind === 'anonymous' ? 'guest' : 'member',
       isDirect: true,
       text: req.message ?? '',
       ...(req.action ? { action: req.action } : {}),
+      ...(tenant.slug !== undefined ? { tenant: tenant.slug } : {}),
     };
     const command = req.action ? undefined : parseTypedCommand(message.text);
     if (command) message.command = command;
@@ -202,6 +283,47 @@ export function createHttpApp({ agent, log, apiToken, health, data, adminToken }
       ...collected.data,
     });
   });
+
+  /**
+   * The tenant a chat turn is for. A tenant token: its tenant (naming another is 403). API_TOKEN:
+   * the default tenant (naming another is 403). A loopback caller without API_TOKEN: the one it
+   * names, if it exists, else the default.
+   */
+  async function chosenTenant(
+    caller: Caller,
+    named: string | undefined,
+  ): Promise<
+    | { ok: true; slug?: string }
+    | { ok: false; status: 403 | 404 | 503; code: 'forbidden' | 'not_found' | 'unavailable'; message: string }
+  > {
+    if (caller.kind === 'token') {
+      const own = caller.tenant;
+      if (named === undefined || named === own) return { ok: true, ...(own !== undefined ? { slug: own } : {}) };
+      if (own === undefined && data) {
+        const fallback = await data.defaultTenant().catch(() => null);
+        if (fallback?.slug === named) return { ok: true };
+      }
+      return {
+        ok: false,
+        status: 403,
+        code: 'forbidden',
+        message: `This token belongs to tenant "${own ?? 'the default tenant'}"; a token cannot choose another tenant.`,
+      };
+    }
+    if (named === undefined) return { ok: true };
+    if (data) {
+      let found: unknown;
+      try {
+        found = await data.tenantBySlug(named);
+      } catch (err) {
+        if (!(err instanceof DataError)) throw err;
+        log.warn({ err }, 'could not look up a named tenant');
+        return { ok: false, status: 503, code: 'unavailable', message: 'The tenant could not be looked up.' };
+      }
+      if (!found) return { ok: false, status: 404, code: 'not_found', message: `No tenant "${named}".` };
+    }
+    return { ok: true, slug: named };
+  }
 
   app.notFound((c) => c.json(errorBody('not_found', `No route for ${c.req.method} ${c.req.path}.`), 404));
   app.onError((err, c) => {
@@ -264,6 +386,11 @@ function sseData(event: TurnEvent): unknown {
   }
   const { type: _type, ...rest } = event;
   return rest;
+}
+
+/** `ip:<address>`, IPv4-mapped IPv6 (`::ffff:127.0.0.1`) written as IPv4 so one client is one key. */
+export function anonymousUserId(address: string): string {
+  return `ip:${address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '')}`;
 }
 
 function errorBody(code: string, message: string) {

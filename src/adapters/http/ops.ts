@@ -6,6 +6,7 @@ import { enableDefaultMetrics, registry } from '../../metrics.js';
 import type { KvStore } from '../../state/kv.js';
 import type { Inbox } from '../../turns/index.js';
 import type { PlatformAdapter } from '../platform.js';
+import { decideAccess, unauthorized } from './access.js';
 
 export interface OpsDeps {
   data: DataPort;
@@ -15,6 +16,12 @@ export interface OpsDeps {
   log: Logger;
   /** How long one readiness check may take before it counts as down. */
   checkTimeoutMs?: number;
+  /** True once the process is stopping: /readyz answers 503 so a balancer stops sending work. */
+  draining?: () => boolean;
+  /** METRICS_TOKEN: `/metrics` needs its bearer from everyone; unset, loopback clients only. */
+  metricsToken?: string;
+  /** TRUST_PROXY as a number of proxies (0: X-Forwarded-For is ignored). */
+  trustProxy?: number;
 }
 
 const anyRow = z.unknown();
@@ -23,17 +30,26 @@ const anyRow = z.unknown();
  * `GET /metrics` (Prometheus text format) and `GET /readyz`: 200 only when the database, Redis
  * (when configured), the inbox and every configured platform connection answer; 503 with the
  * failing checks otherwise. `/healthz` stays the cheap liveness check (the process answers).
+ * `/readyz` is open (probes carry no token); `/metrics` is not (access.ts).
  */
 export function mountOps(app: Hono, deps: OpsDeps): void {
   enableDefaultMetrics();
   const timeoutMs = deps.checkTimeoutMs ?? 2_000;
 
   app.get('/metrics', async (c) => {
+    const decision = decideAccess(c, {
+      token: deps.metricsToken,
+      tokenName: 'METRICS_TOKEN',
+      loopbackWithoutToken: true,
+      trustedHops: deps.trustProxy ?? 0,
+    });
+    if (!decision.ok) return unauthorized(c, decision.message);
     await deps.inbox.stats().catch((err: unknown) => deps.log.warn({ err }, 'inbox stats unavailable for /metrics'));
     return c.body(await registry.metrics(), 200, { 'content-type': registry.contentType });
   });
 
   app.get('/readyz', async (c) => {
+    if (deps.draining?.()) return c.json({ ok: false, checks: { shutdown: 'draining' } }, 503);
     const checks: Record<string, () => Promise<unknown>> = {
       // A real round trip (default_tenant is not cached like the tenant lookups).
       database: () => deps.data.call('default_tenant', {}, anyRow),

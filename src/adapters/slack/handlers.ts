@@ -18,6 +18,7 @@ import {
   type CommandRequest,
   type SlackContext,
 } from './normalize.js';
+import { inertMessage, type SlackAudience } from './inert.js';
 import { noticeMessage } from './render.js';
 import { explainSlackError, slackErrorCode } from './slack-errors.js';
 import type { SlackState } from './slack-state.js';
@@ -41,12 +42,14 @@ export interface HandlerDeps {
   maxPerThread: number;
   /** Guest or member (users.info, cached), decided when a turn runs. */
   roles: SlackRoles;
+  /** SLACK_UNFURL_DOMAINS: links there may unfurl; every other link is posted with unfurling off. */
+  unfurlDomains: readonly string[];
   writer?: Omit<WriterOptions, 'log'>;
 }
 
 /** What the Slack adapter records in the inbox for one event: enough to answer it on any replica. */
 export type SlackWork = (
-  | { kind: 'message'; message: IncomingMessage; userTeamId?: string; assistant: boolean }
+  | { kind: 'message'; message: IncomingMessage; userTeamId?: string; assistant: boolean; mentions?: string[] }
   | { kind: 'command'; request: CommandRequest; responseUrl?: string }
   | { kind: 'action'; message: IncomingMessage; userTeamId?: string; responseUrl?: string }
 ) & {
@@ -63,6 +66,8 @@ export type SlackWork = (
  */
 export function registerHandlers(app: App, deps: HandlerDeps): () => void {
   const { state, log, inbox } = deps;
+  /** Our own notices mention nobody. */
+  const nobody: SlackAudience = { people: new Set(), unfurlDomains: deps.unfurlDomains };
 
   const enqueue = (id: string, thread: string, work: SlackWork): Promise<AddResult> =>
     inbox.add({
@@ -103,6 +108,7 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
       message,
       userTeamId: decision.userTeamId,
       assistant,
+      mentions: decision.mentions,
       auth: authOf(context),
     });
     if (added === 'duplicate') {
@@ -120,7 +126,7 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
 
   const tellThread = async (client: webApi.WebClient, channel: string, threadTs: string, text: string) => {
     try {
-      await client.chat.postMessage({ channel, thread_ts: threadTs, ...noticeMessage(text) });
+      await client.chat.postMessage({ channel, thread_ts: threadTs, ...inertMessage(noticeMessage(text), nobody) });
     } catch (err) {
       log.warn({ code: slackErrorCode(err), channel }, 'could not post a notice in the thread');
     }
@@ -263,6 +269,7 @@ async function deliver(d: Delivery<SlackWork>, deps: HandlerDeps): Promise<void>
       userTeamId: work.userTeamId,
       status: true,
       ...(respond ? { respond } : {}),
+      audience: await audienceOf(deps, message, work.kind === 'message' ? (work.mentions ?? []) : []),
     },
     deps,
   );
@@ -284,19 +291,24 @@ async function deliverCommand(
     try {
       const root = await client.chat.postMessage({
         channel: req.channelId,
-        text: truncate(`<@${req.userId}> used /${req.command.name}: ${req.text}`, 3_000),
-        blocks: [
+        ...inertMessage(
           {
-            type: 'section',
-            text: {
-              type: 'mrkdwn',
-              text: truncate(
-                `<@${req.userId}> used */${req.command.name}*${req.text ? `: ${escapeMrkdwn(req.text)}` : ''}`,
-                3_000,
-              ),
-            },
+            text: truncate(`<@${req.userId}> used /${req.command.name}: ${req.text}`, 3_000),
+            blocks: [
+              {
+                type: 'section',
+                text: {
+                  type: 'mrkdwn',
+                  text: truncate(
+                    `<@${req.userId}> used */${req.command.name}*${req.text ? `: ${escapeMrkdwn(req.text)}` : ''}`,
+                    3_000,
+                  ),
+                },
+              },
+            ],
           },
-        ],
+          { people: new Set([req.userId]), unfurlDomains: deps.unfurlDomains },
+        ),
       });
       rootTs = root.ts;
     } catch (err) {
@@ -336,9 +348,26 @@ async function deliverCommand(
       userTeamId: req.workspaceId,
       status: true,
       respond: say,
+      audience: await audienceOf(deps, message, req.mentions ?? []),
     },
     deps,
   );
+}
+
+/**
+ * Who the answer may mention and which links may unfurl: the people of this thread (the
+ * asker, those this message mentions, and those earlier turns saw), and SLACK_UNFURL_DOMAINS.
+ */
+async function audienceOf(
+  deps: HandlerDeps,
+  message: IncomingMessage,
+  mentions: readonly string[],
+): Promise<SlackAudience> {
+  const people = await deps.state.peopleOf(message.workspaceId, message.channelId, message.threadId, [
+    message.userId,
+    ...mentions,
+  ]);
+  return { people, unfurlDomains: deps.unfurlDomains };
 }
 
 async function runTurn(

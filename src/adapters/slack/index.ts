@@ -42,6 +42,7 @@ export type SlackConfig =
   | 'SLACK_STATE_SECRET'
   | 'SLACK_REDIRECT_URL'
   | 'SLACK_TOKEN_ENCRYPTION_KEY'
+  | 'SLACK_UNFURL_DOMAINS'
   | 'TENANT_MODE'
   | 'THREAD_TTL_DAYS'
   | 'INBOX_THREAD_QUEUE_MAX';
@@ -124,6 +125,7 @@ export function createSlackAdapter(
     log,
     maxPerThread: config.INBOX_THREAD_QUEUE_MAX,
     roles: createSlackRoles(log),
+    unfurlDomains: config.SLACK_UNFURL_DOMAINS,
     writer: opts.writer,
   });
 

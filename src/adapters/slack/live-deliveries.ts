@@ -5,6 +5,7 @@ import { SLACK_LIMITS as L } from './limits.js';
 import { contextBlock, markdownBlocks, type SlackBlock, type SlackMessage } from './render.js';
 import { slackErrorCode } from './slack-errors.js';
 import { escapeMrkdwn } from './text.js';
+import { inertStreamBlocks, inertStreamText } from './inert.js';
 import { turnMetadata, type ThreadPoster, type ThreadTarget } from './thread-poster.js';
 
 /** A tool call as the live message shows it. */
@@ -22,6 +23,8 @@ export interface Task {
  */
 export class StreamDelivery {
   private streamer: webApi.ChatStreamer | undefined;
+  /** Code fences in the markdown streamed so far: odd while one is open (its links are already inert). */
+  private fences = 0;
 
   constructor(
     private readonly target: ThreadTarget,
@@ -38,6 +41,7 @@ export class StreamDelivery {
   /** One append; the first one starts the stream, which counts as a message posted in the thread. */
   async append(args: { markdown_text?: string; chunks?: types.AnyChunk[] }): Promise<void> {
     const starting = !this.streamer?.ts;
+    if (!this.streamer) this.fences = 0;
     this.streamer ??= this.target.client.chatStream({
       channel: this.target.channel,
       thread_ts: this.target.threadTs,
@@ -47,7 +51,7 @@ export class StreamDelivery {
       // The writer paces the flushes; every append goes out.
       buffer_size: 1,
     });
-    await this.streamer.append(args);
+    await this.streamer.append(this.inert(args));
     if (starting) {
       this.slack.posted += 1;
       if (this.streamer.ts) await this.onStarted(this.streamer.ts);
@@ -60,10 +64,40 @@ export class StreamDelivery {
     this.streamer = undefined;
     if (!streamer) return false;
     const tag = this.target.turnId ? { metadata: turnMetadata(this.target.turnId) } : {};
-    const final = { ...args, ...tag };
+    const { blocks, ...rest } = this.inert(args);
+    const final = {
+      ...rest,
+      ...(blocks ? { blocks: inertStreamBlocks(blocks, this.target.audience) } : {}),
+      ...tag,
+    };
     return Boolean(
       await this.slack.call('chat.stopStream', () => streamer.stop(Object.keys(final).length ? final : undefined)),
     );
+  }
+
+  /** What a stream carries, made inert: it takes no unfurl flags, so links off the list are shown as code. */
+  private inert<A extends { markdown_text?: string; chunks?: types.AnyChunk[] }>(args: A): A {
+    const text = (s: string) => inertStreamText(s, this.target.audience);
+    const markdown = (s: string) => {
+      const out = inertStreamText(s, this.target.audience, this.fences % 2 === 1);
+      this.fences += s.match(/```/g)?.length ?? 0;
+      return out;
+    };
+    return {
+      ...args,
+      ...(args.markdown_text !== undefined ? { markdown_text: markdown(args.markdown_text) } : {}),
+      ...(args.chunks
+        ? {
+            chunks: args.chunks.map((c) =>
+              c.type === 'task_update'
+                ? { ...c, title: text(c.title), ...(c.output !== undefined ? { output: text(c.output) } : {}) }
+                : c.type === 'markdown_text'
+                  ? { ...c, text: text(c.text) }
+                  : c,
+            ),
+          }
+        : {}),
+    };
   }
 
   /** Gives the stream up quietly (best effort); returns the ts of the message it streamed, if any. */

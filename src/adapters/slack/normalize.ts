@@ -15,6 +15,9 @@ export interface SlackContext {
   botId?: string;
 }
 
+/** The user id Slack gives Slackbot in every workspace. */
+const SLACKBOT_USER = 'USLACKBOT';
+
 /** Message subtypes that are still a person talking to us; every other subtype (edits, deletions, joins, bots) is not. */
 const USER_SUBTYPES = new Set(['thread_broadcast', 'file_share']);
 
@@ -44,6 +47,8 @@ export type MessageDecision =
       mentionsBot: boolean;
       /** The user's own team (recipient of a stream), which differs from ours in shared channels. */
       userTeamId?: string;
+      /** People the message mentions (not the bot): our answer may still mention them. */
+      mentions: string[];
     };
 
 export function workspaceOf(ctx: SlackContext): string {
@@ -66,6 +71,8 @@ export function normalizeMessageEvent(raw: unknown, ctx: SlackContext, eventId?:
   const e = parsed.data;
   if (e.subtype && !USER_SUBTYPES.has(e.subtype)) return { kind: 'ignore', reason: `subtype ${e.subtype}` };
   if (e.bot_id || !e.user) return { kind: 'ignore', reason: 'bot message' };
+  // Slackbot's own notices ("You have been removed from #…") come as a user, without bot_id.
+  if (e.user === SLACKBOT_USER) return { kind: 'ignore', reason: 'Slackbot message' };
   if (e.user === ctx.botUserId) return { kind: 'ignore', reason: 'own message' };
   const workspaceId = workspaceOf(ctx);
   const isDirect = e.channel_type === 'im' || (e.channel_type === undefined && e.channel.startsWith('D'));
@@ -88,7 +95,20 @@ export function normalizeMessageEvent(raw: unknown, ctx: SlackContext, eventId?:
   // present on every message (client_msg_id is missing on some, e.g. posts from integrations).
   const dedupKeys = [`msg:${workspaceId}:${e.channel}:${e.ts}`];
   if (eventId) dedupKeys.unshift(`event:${eventId}`);
-  return { kind: 'handle', message, dedupKeys, mentionsBot, userTeamId: e.user_team ?? e.team ?? ctx.teamId };
+  return {
+    kind: 'handle',
+    message,
+    dedupKeys,
+    mentionsBot,
+    userTeamId: e.user_team ?? e.team ?? ctx.teamId,
+    mentions: mentionedUsers(rawText, ctx.botUserId),
+  };
+}
+
+/** The users a Slack message mentions (`<@U…>`), the bot aside. */
+export function mentionedUsers(text: string, botUserId?: string): string[] {
+  const ids = [...text.matchAll(/<@([UW][A-Z0-9]+)(?:\|[^>]*)?>/g)].map((m) => m[1]!);
+  return [...new Set(ids)].filter((id) => id !== botUserId);
 }
 
 const slashCommand = z.object({
@@ -111,6 +131,8 @@ export interface CommandRequest {
   orgId?: string;
   isDirect: boolean;
   dedupKey: string;
+  /** People the command's text mentions. */
+  mentions?: string[];
 }
 
 /** `/ask <question>` and `/quote <mode> <request>`; other commands pass their text as `text`. */
@@ -135,6 +157,7 @@ export function normalizeCommand(raw: unknown, ctx: SlackContext): CommandReques
     workspaceId,
     ...orgOf(ctx, workspaceId, c.enterprise_id),
     isDirect: c.channel_id.startsWith('D'),
+    mentions: mentionedUsers(c.text, ctx.botUserId),
     dedupKey: `command:${c.trigger_id ?? `${c.channel_id}:${c.user_id}:${name}:${text}`}`,
   };
 }

@@ -43,12 +43,39 @@ export function createSlackState(kv: KvStore, log: Logger, threadTtlMs: number) 
       }
     },
 
+    /**
+     * People in a thread: each turn's asker and those its message mentioned, added to what
+     * earlier turns saw. A mention in our answer stays live only for them (src/adapters/slack/inert.ts).
+     * A store failure leaves the people of this turn alone: fewer live mentions, never more.
+     */
+    async peopleOf(
+      workspaceId: string,
+      channel: string,
+      threadTs: string,
+      add: readonly string[],
+    ): Promise<Set<string>> {
+      const key = `slack:people:${workspaceId}:${channel}:${threadTs}`;
+      const people = new Set(add);
+      try {
+        const known = (await kv.get<string[]>(key)) ?? [];
+        const before = known.length;
+        for (const id of known) people.add(id);
+        if (people.size !== before) await kv.set(key, [...people].slice(-MAX_PEOPLE), threadTtlMs);
+      } catch (err) {
+        log.warn({ err }, 'could not read or remember the people of a Slack thread');
+      }
+      return people;
+    },
+
     /** True once per assistant thread: its first message names it. */
     async firstInThread(channel: string, threadTs: string): Promise<boolean> {
       return kv.setIfAbsent(`slack:titled:${channel}:${threadTs}`, 1, threadTtlMs).catch(() => false);
     },
   };
 }
+
+/** Enough for any real thread; the key stays small. */
+const MAX_PEOPLE = 200;
 
 export type SlackState = ReturnType<typeof createSlackState>;
 

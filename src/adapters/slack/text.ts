@@ -14,7 +14,9 @@ export function escapeMrkdwn(text: string): string {
 
 /**
  * CommonMark-ish markdown (what LLMs write) → Slack mrkdwn, for section and context text.
- * Code spans and fences are kept verbatim; Slack mention/link tokens the model copied survive.
+ * Code spans and fences are kept verbatim; Slack mention/link tokens the model copied survive
+ * here, and every message then passes src/adapters/slack/inert.ts, which decides which of them
+ * may stay live (none of the special mentions; user mentions only of people in the thread).
  */
 export function toMrkdwn(markdown: string): string {
   const held: string[] = [];

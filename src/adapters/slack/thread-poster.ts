@@ -2,6 +2,7 @@ import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../logger.js';
 import type { FileAttachment } from '../../reply/model.js';
 import { SLACK_LIMITS as L } from './limits.js';
+import { inertMessage, inertStreamText, inertText, type SlackAudience } from './inert.js';
 import { noticeMessage, type SlackMessage } from './render.js';
 import { AUTH_ERROR_CODES, explainSlackError, slackErrorCode } from './slack-errors.js';
 import { truncate } from '../../reply/text.js';
@@ -23,6 +24,8 @@ export interface ThreadTarget {
    * metadata, so a replay finds what a run that died before recording it posted.
    */
   turnId?: string;
+  /** Who our text may ping and which links may unfurl: every message passes through `inertMessage`. */
+  audience: SlackAudience;
 }
 
 /** The metadata event type of Switchboard's answers (`event_payload.turn`: the inbox entry id). */
@@ -123,7 +126,7 @@ export class ThreadPoster {
       this.client.chat.postMessage({
         channel: this.target.channel,
         thread_ts: this.target.threadTs,
-        ...message,
+        ...inertMessage(message, this.target.audience),
         ...metadata,
       }),
     );
@@ -143,9 +146,16 @@ export class ThreadPoster {
     return Boolean(await this.call('chat.delete', () => this.client.chat.delete({ channel: this.target.channel, ts })));
   }
 
+  /**
+   * Edits a message of ours. The unfurl flags go along although chat.update does not document
+   * them (Slack ignores arguments it does not know): an edit that adds a link then still asks
+   * for no preview wherever Slack reads them.
+   */
   async update(ts: string, message: SlackMessage): Promise<boolean> {
     return Boolean(
-      await this.call('chat.update', () => this.client.chat.update({ channel: this.target.channel, ts, ...message })),
+      await this.call('chat.update', () =>
+        this.client.chat.update({ channel: this.target.channel, ts, ...inertMessage(message, this.target.audience) }),
+      ),
     );
   }
 
@@ -157,8 +167,15 @@ export class ThreadPoster {
       this.client.filesUploadV2({
         channel_id: this.target.channel,
         thread_ts: this.target.threadTs,
-        ...(preview ? { initial_comment: truncate(preview, L.sectionText) } : {}),
-        file_uploads: files.map((f) => ({ file: Buffer.from(f.data), filename: f.name, title: f.title ?? f.name })),
+        // The upload takes no unfurl flags: the comment's links are shown as a stream's are.
+        ...(preview
+          ? { initial_comment: inertStreamText(truncate(preview, L.sectionText), this.target.audience) }
+          : {}),
+        file_uploads: files.map((f) => ({
+          file: Buffer.from(f.data),
+          filename: f.name,
+          title: inertText(f.title ?? f.name, this.target.audience),
+        })),
       }),
     );
     if (!ok)
@@ -176,7 +193,7 @@ export class ThreadPoster {
         await this.client.chat.postMessage({
           channel: this.target.channel,
           thread_ts: this.target.threadTs,
-          ...noticeMessage(explanation),
+          ...inertMessage(noticeMessage(explanation), this.target.audience),
         });
     } catch (err) {
       this.log.warn({ code: slackErrorCode(err) }, 'could not tell the user why the reply failed');

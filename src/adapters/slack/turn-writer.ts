@@ -11,6 +11,7 @@ import {
   UpdateDelivery,
   type Task,
 } from './live-deliveries.js';
+import { streamableLength } from './inert.js';
 import { MarkdownBudget } from './markdown-budget.js';
 import { earlierMessages, findMarker, formatMarker, parseMarkers, type ReplayMarker } from './replay-marker.js';
 import { noticeMessage, renderReply, type SlackMessage } from './render.js';
@@ -188,14 +189,19 @@ export class TurnWriter {
   }
 
   private async flushStream(): Promise<void> {
-    if (!this.text.pending || (this.mode !== 'idle' && this.mode !== 'stream')) return;
-    await this.streamAppend({ markdown_text: this.text.pending });
+    if (!this.streamable || (this.mode !== 'idle' && this.mode !== 'stream')) return;
+    await this.streamAppend({ markdown_text: this.streamable });
+  }
+
+  /** Pending text that may be streamed now: a mention or link still being written waits for its end. */
+  private get streamable(): string {
+    return this.text.pending.slice(0, streamableLength(this.text.pending));
   }
 
   // ── streaming ───────────────────────────────────────────────────────────────────────────
 
   /**
-   * One append carrying `args`, whose markdown is the pending text. On failure the turn falls
+   * One append carrying `args`, whose markdown is the head of the pending text. On failure the turn falls
    * back to post + update, unless the thread is unwritable.
    */
   private async streamAppend(args: { markdown_text?: string; chunks?: types.AnyChunk[] }): Promise<void> {
@@ -228,10 +234,8 @@ export class TurnWriter {
     const task = this.tasks.get(callId);
     if (!task) return;
     if (this.mode === 'fallback') return this.scheduleUpdate();
-    await this.streamAppend({
-      ...(this.text.pending ? { markdown_text: this.text.pending } : {}),
-      chunks: [taskChunk(callId, task)],
-    });
+    const text = this.streamable;
+    await this.streamAppend({ ...(text ? { markdown_text: text } : {}), chunks: [taskChunk(callId, task)] });
   }
 
   // ── fallback: one message, updated at most once a second ───────────────────────────────

@@ -49,7 +49,7 @@ export function parseArgs(argv: string[]): { positional: string[]; options: Map<
   return { positional, options };
 }
 
-const VALUE_OPTIONS = new Set(['tenant']);
+const VALUE_OPTIONS = new Set(['tenant', 'label']);
 
 /** Prints a failure for a person (no stack unless LOG_LEVEL=debug) and exits. */
 export function fail(err: unknown): never {

@@ -2,20 +2,39 @@
  * npm run tenants -- <command>
  *
  *   pending                                   workspaces waiting for a tenant (TENANT_MODE=strict installs)
- *   approve <slack|discord> <workspace id> --tenant <slug>   map a workspace to a tenant (waiting or not)
+ *   approve <slack|discord|console|http> <workspace id> --tenant <slug>   map a workspace to a tenant (waiting or not)
  *   reject <slack|discord> <workspace id>     drop a waiting workspace's request
  *   installations                             Slack workspaces installed through OAuth (no tokens shown)
+ *   token create <tenant> [--label <text>]    a new API token for the tenant, printed once (only its hash is kept)
+ *   token revoke <id or prefix>               revoke a token (the prefix `token list` shows)
+ *   token list [tenant]                       tokens: id, tenant, prefix, label, created, last used, revoked (no secrets)
+ *   list                                      tenants and their tool families
+ *   tools <tenant> <families|auto|none>       set a tenant's tool families (comma list), or back to automatic
  */
 import { fileURLToPath } from 'node:url';
 import { openDataPort } from '../index.js';
 import type { AdminDataPort } from '../rpc-port.js';
-import { installationListRow, workspaceDecisionRow, workspaceRequestRow } from '../rows.js';
+import { DataError } from '../../contract/data.js';
+import { createApiToken, listApiTokens, revokeApiToken } from '../api-tokens.js';
+import {
+  installationListRow,
+  tenantToolsListRow,
+  tenantToolsRow,
+  workspaceDecisionRow,
+  workspaceRequestRow,
+} from '../rows.js';
+import { parseFamilies, TOOL_FAMILIES } from '../../contract/toolsets.js';
 import { cliSetup, describeTarget, fail, parseArgs } from './common.js';
 
 export const TENANTS_USAGE = `Usage: npm run tenants -- pending
-       npm run tenants -- approve <slack|discord> <workspace id> --tenant <slug>
+       npm run tenants -- approve <slack|discord|console|http> <workspace id> --tenant <slug>
        npm run tenants -- reject <slack|discord> <workspace id>
-       npm run tenants -- installations`;
+       npm run tenants -- installations
+       npm run tenants -- token create <tenant> [--label <text>]
+       npm run tenants -- token revoke <id or prefix>
+       npm run tenants -- token list [tenant]
+       npm run tenants -- list
+       npm run tenants -- tools <tenant> <${TOOL_FAMILIES.join(',')}|auto|none>`;
 
 /** Runs one command against `port`, printing to `out`; returns the exit code. */
 export async function tenantsCommand(
@@ -52,7 +71,8 @@ export async function tenantsCommand(
     case 'reject': {
       const tenant = options.get('tenant');
       if (
-        (platform !== 'slack' && platform !== 'discord') ||
+        !platform ||
+        !['slack', 'discord', 'console', 'http'].includes(platform) ||
         !workspaceId ||
         (command === 'approve' && typeof tenant !== 'string')
       ) {
@@ -87,6 +107,86 @@ export async function tenantsCommand(
           r.installed_at,
         ]),
       ]);
+      return 0;
+    }
+    case 'token': {
+      const [, action, arg] = positional;
+      const label = options.get('label');
+      try {
+        if (action === 'create' && arg) {
+          const { token, record } = await createApiToken(port, arg, typeof label === 'string' ? label : undefined);
+          out(`Created token ${record.id} (${record.prefix}…) for tenant ${record.tenant_slug}.`);
+          out('It is shown this once; only its hash is kept:');
+          out(token);
+          return 0;
+        }
+        if (action === 'revoke' && arg) {
+          const record = await revokeApiToken(port, arg);
+          out(`Revoked token ${record.id} (${record.prefix}…) of tenant ${record.tenant_slug}.`);
+          return 0;
+        }
+        if (action === 'list') {
+          const rows = await listApiTokens(port, arg);
+          if (rows.length === 0) {
+            out(arg ? `Tenant ${arg} has no API tokens.` : 'No API tokens.');
+            return 0;
+          }
+          table([
+            ['id', 'tenant', 'prefix', 'label', 'created', 'last used', 'revoked'],
+            ...rows.map((r) => [
+              r.id,
+              r.tenant_slug,
+              `${r.prefix}…`,
+              r.label ?? '',
+              r.created_at,
+              r.last_used_at ?? '',
+              r.revoked_at ?? '',
+            ]),
+          ]);
+          return 0;
+        }
+      } catch (err) {
+        // unknown tenant, no or several matching tokens: the database's own words
+        if (err instanceof DataError && err.detail) {
+          out(`Error: ${err.detail}`);
+          return 1;
+        }
+        throw err;
+      }
+      out(TENANTS_USAGE);
+      return 2;
+    }
+    case 'list': {
+      const rows = await port.admin('list_tenant_tools', {}, tenantToolsListRow);
+      table([
+        ['tenant', 'name', 'tools'],
+        ...rows.map((r) => [
+          `${r.slug}${r.is_default ? ' (default)' : ''}`,
+          r.name,
+          r.tools ? r.tools.join(',') || '(none)' : 'auto',
+        ]),
+      ]);
+      return 0;
+    }
+    case 'tools': {
+      // positional: tools <tenant> <families>
+      const [, slug, list] = positional;
+      if (!slug || list === undefined) {
+        out(TENANTS_USAGE);
+        return 2;
+      }
+      const parsed = parseFamilies(list);
+      if (!parsed.ok) {
+        out(`Cannot set the tools of ${slug}: ${parsed.error}.`);
+        return 2;
+      }
+      const [row] = await port.admin('set_tenant_tools', { tenant: slug, tools: parsed.families }, tenantToolsRow);
+      out(
+        row?.tools
+          ? `Tenant ${slug} now has the tool families: ${row.tools.join(', ') || '(none)'}.`
+          : `Tenant ${slug} now gets its tool families automatically (those it has data and configuration for).`,
+      );
+      out('Running bots see the change within 10 seconds.');
       return 0;
     }
     default:

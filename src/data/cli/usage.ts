@@ -1,8 +1,9 @@
 /**
  * npm run usage [-- --from YYYY-MM-DD] [--to YYYY-MM-DD] [--tenant <slug>]
  *
- * Token use per tenant and UTC day from the token ledger (default: the last 30 days), as a
- * table, with totals.
+ * Token use and cost per tenant and UTC day from the token ledger (default: the last 30 days),
+ * as a table, with totals: prompt tokens (and how many of them the provider's prompt cache
+ * served), completion tokens (and how many were reasoning), turns and USD.
  */
 import { openDataPort } from '../index.js';
 import { usageByDayRow } from '../rows.js';
@@ -39,35 +40,44 @@ async function main(): Promise<number> {
       await port.admin('usage_by_day', { from: from.toISOString(), to: to.toISOString() }, usageByDayRow)
     ).filter((r) => typeof tenant !== 'string' || r.tenant === tenant);
     console.log(
-      `Token use in ${describeTarget(config)}, ${from.toISOString().slice(0, 10)} to ${new Date(to.getTime() - DAY).toISOString().slice(0, 10)} (UTC days)`,
+      `Token use and cost in ${describeTarget(config)}, ${from.toISOString().slice(0, 10)} to ${new Date(to.getTime() - DAY).toISOString().slice(0, 10)} (UTC days)`,
     );
     if (!rows.length) {
       console.log('No turns recorded in this period.');
       return 0;
     }
     const table = [
-      ['tenant', 'day', 'prompt', 'completion', 'total', 'turns'],
+      ['tenant', 'day', 'prompt', 'cached', 'completion', 'reasoning', 'total', 'turns', 'cost (USD)'],
       ...rows.map((r) => [
         r.tenant,
         r.day,
         n(r.prompt_tokens),
+        n(r.cached_prompt_tokens),
         n(r.completion_tokens),
+        n(r.reasoning_tokens),
         n(r.prompt_tokens + r.completion_tokens),
         n(r.turns),
+        usd(r.cost_usd, r.unpriced_turns),
       ]),
     ];
-    const sum = (k: 'prompt_tokens' | 'completion_tokens' | 'turns') => rows.reduce((a, r) => a + r[k], 0);
+    type Summed = 'prompt_tokens' | 'cached_prompt_tokens' | 'completion_tokens' | 'reasoning_tokens' | 'turns';
+    const sum = (k: Summed | 'cost_usd' | 'unpriced_turns') => rows.reduce((a, r) => a + r[k], 0);
     table.push([
       'total',
       '',
       n(sum('prompt_tokens')),
+      n(sum('cached_prompt_tokens')),
       n(sum('completion_tokens')),
+      n(sum('reasoning_tokens')),
       n(sum('prompt_tokens') + sum('completion_tokens')),
       n(sum('turns')),
+      usd(sum('cost_usd'), sum('unpriced_turns')),
     ]);
     const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
     for (const row of table)
       console.log(row.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '));
+    if (sum('unpriced_turns') > 0)
+      console.log('* some turns have no cost: no price is known for their model (set MODEL_PRICES).');
     return 0;
   } finally {
     await port.close();
@@ -75,5 +85,7 @@ async function main(): Promise<number> {
 }
 
 const n = (x: number) => x.toLocaleString('en-US');
+/** Dollars to the hundredth of a cent; a `*` when some turns of the sum had no price. */
+const usd = (x: number, unpriced: number) => `${x.toFixed(4)}${unpriced > 0 ? '*' : ''}`;
 
 main().then((code) => process.exit(code), fail);

@@ -19,20 +19,9 @@ const PREVIEW_LINES = 12;
 const PREVIEW_CHARS = 600;
 
 const input = z.object({
-  type: z.enum(ARTIFACT_TYPES).describe('react: one JSX component; html: a full page'),
-  title: z
-    .string()
-    .trim()
-    .min(1, 'give the artifact a title')
-    .max(100, 'keep the title to 100 characters')
-    .describe('Short title'),
-  request: z
-    .string()
-    .trim()
-    .min(1)
-    .max(4_000)
-    .optional()
-    .describe('What to build, in detail: the code is written from it and streamed to the user'),
+  type: z.enum(ARTIFACT_TYPES),
+  title: z.string().trim().min(1, 'give the artifact a title').max(100, 'keep the title to 100 characters'),
+  request: z.string().trim().min(1).max(4_000).optional().describe('What to build, in detail'),
   code: z
     .string()
     .trim()
@@ -42,7 +31,7 @@ const input = z.object({
       `code is longer than ${MAX_CODE_CHARS.toLocaleString('en')} characters: make it smaller or split it`,
     )
     .optional()
-    .describe('Only to deliver code already written in this conversation, without fences'),
+    .describe('Only code already written in this conversation, unfenced'),
 });
 
 const KIND: Record<(typeof ARTIFACT_TYPES)[number], string> = {
@@ -77,8 +66,7 @@ export function createArtifactTools(config?: Partial<Pick<Config, 'ARTIFACT_MODE
     name: 'generate_artifact',
     title: 'Creating an artifact',
     description:
-      'Create code the user asked for (React component, HTML page, SVG, Mermaid diagram, Markdown document) and deliver it as a file. ' +
-      'Describe what to build in `request`; the code is written from it and shown to the user as it is written.',
+      'Write code the user asked for (a React component, HTML page, SVG, Mermaid diagram, Markdown) as a file, from `request`.',
     input,
     timeoutMs: WRITE_TIMEOUT_MS + 5_000,
     async run({ type, title, request, code: given }, ctx) {

@@ -54,3 +54,9 @@ export function capitalize(s: string): string {
 export function phoneDigits(phone: string): string {
   return phone.replace(/\D/g, '');
 }
+
+/** A phone number as a guest sees it: only its last three digits, `•••• ••• 678`. */
+export function maskPhone(phone: string): string {
+  const last = phoneDigits(phone).slice(-3);
+  return last ? `•••• ••• ${last}` : '••••';
+}

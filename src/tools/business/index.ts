@@ -60,7 +60,7 @@ export function createBusinessTools(config: Config, opts: BusinessToolOptions = 
       return tool.run(input, ctx);
     },
     // The business profile (services, hours, topics) reaches the system prompt once, through the first tool.
-    ...(i === 0 ? { context: (ctx) => businessContext(env, ctx) } : {}),
+    ...(i === 0 ? { instructions: (ctx) => businessContext(env, ctx) } : {}),
   }));
   return { tools: [...lookups, createTakeMessageTool(env)], extensions: [] };
 }

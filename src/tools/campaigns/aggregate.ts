@@ -3,7 +3,7 @@ import { aggregationRow } from '../../data/rows.js';
 import { defineTool, ToolError, type AnyTool } from '../../contract/tool.js';
 import { loadFacets, resolveFilterValues } from './facets.js';
 import { LIST_DIMENSIONS, describeFilters, detectedFilters, mergeFilters, toSqlArgs } from './filters.js';
-import { filterInput } from './input.js';
+import { count, plainFilterFields } from './input.js';
 import { guard } from './search.js';
 import { readCampaignState, writeCampaignState } from './state.js';
 
@@ -29,9 +29,10 @@ const LABEL: Record<GroupBy, string> = {
 export const DEFAULT_TOP = 10;
 const NONE = '(none)';
 
-export const aggregateInput = filterInput.omit({ limit: true }).extend({
-  group_by: z.enum(GROUP_BY).describe('What to count campaigns by'),
-  top: z.number().int().min(1).max(50).optional().describe(`Groups to return, largest first. Default ${DEFAULT_TOP}`),
+export const aggregateInput = z.object({
+  ...plainFilterFields,
+  group_by: z.enum(GROUP_BY),
+  top: count(50).optional().describe(`Default ${DEFAULT_TOP}`),
 });
 
 export interface Aggregation {
@@ -49,9 +50,8 @@ export function aggregateTool(): AnyTool {
     name: 'aggregate_campaigns',
     title: 'Counting campaigns',
     description:
-      'Count ad campaigns grouped by one dimension: "how many campaigns per channel", "which companies ran the most ' +
-      'cash-back offers last quarter", "campaigns per month this year". Same filters as filter_campaigns. Returns the ' +
-      'largest groups with counts (shown to the user as a table). A campaign counts once under each of its value props.',
+      'Count ad campaigns per group_by value ("campaigns per channel", "companies with most cash-back offers last ' +
+      'quarter"), shown as a table. Filters as in filter_campaigns.',
     input: aggregateInput,
     async run({ group_by: groupBy, top, ...args }, ctx) {
       const today = ctx.now();

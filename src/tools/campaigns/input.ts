@@ -29,18 +29,21 @@ const dateRange = z
   .refine((s) => isNoDate(s) || isDateRange(s), { error: DATE_RANGE_HELP })
   .optional();
 const resetFilters = z.boolean().optional();
-const limit = z.number().int().min(1).max(MAX_LIMIT).optional();
+/** A count from 1 to `max`; the bound is checked here, not sent (minimum/maximum cost tokens in every schema). */
+export const count = (max: number) =>
+  // Not .int(): zod exports it as ±2^53 bounds. The integer check is in the refinement.
+  z.number().refine((n) => Number.isInteger(n) && n >= 1 && n <= max, { error: `a whole number from 1 to ${max}` });
+const limit = count(MAX_LIMIT).optional();
 
 /**
- * The filters the search tools share. They are described once, in filter_campaigns (which
+ * The filters the search tools take. They are described once, in filter_campaigns (which
  * the model sees in the same request), to save tokens; how they merge with the thread's
  * active filters is said in the system context when there are any (activeFiltersContext).
+ * Value prop, sentiment and style are filter_campaigns' alone (a search applies the thread's
+ * active ones): three fewer fields in two schemas on every request.
  */
 const searchFilterFields = {
   channel: values(),
-  value_prop: values(),
-  sentiment: values(),
-  visual_style: values(),
   date_range: dateRange,
   reset_filters: resetFilters,
   limit,
@@ -57,23 +60,35 @@ export const query = (description: string) =>
     .describe(description);
 
 export const filterInput = z.object({
-  channel: values('e.g. Email, Instagram, TV'),
-  value_prop: values('e.g. Cash Back, Premium, Low Price'),
-  sentiment: values('e.g. Playful, Trustworthy'),
-  visual_style: values('e.g. Minimalist, Bold Typography'),
-  company: values('Company or brand names'),
-  date_range: dateRange.describe('recent (90 days), last_30_days, this_year, 2026-05, 2026-01-01..2026-03-31, or any'),
-  has_offer: z.boolean().optional().describe('true: only campaigns with an offer'),
+  channel: values('e.g. Email, TV'),
+  value_prop: values('e.g. Cash Back, Premium'),
+  sentiment: values('e.g. Playful'),
+  visual_style: values('e.g. Minimalist'),
+  company: values('Companies or brands'),
+  date_range: dateRange.describe('recent (90 days), last_30_days, this_year, 2026-05, 2026-01-01..2026-03-31, any'),
+  has_offer: z.boolean().optional(),
   reset_filters: resetFilters.describe("Ignore earlier searches' filters"),
-  limit: limit.describe(`Default ${DEFAULT_LIMIT}`),
+  limit: limit.describe(`Default ${DEFAULT_LIMIT}, max ${MAX_LIMIT}`),
 });
 
+/**
+ * filter_campaigns' filters without their descriptions, for aggregate_campaigns: the model sees
+ * both tools in one request, so the descriptions are said once (in filter_campaigns).
+ */
+export const plainFilterFields = {
+  channel: values(),
+  value_prop: values(),
+  sentiment: values(),
+  visual_style: values(),
+  company: values(),
+  date_range: dateRange,
+  has_offer: z.boolean().optional(),
+  reset_filters: resetFilters,
+};
+
 export const semanticInput = z.object({
-  query: query('The idea or theme, in a few words'),
-  embedding_field: z
-    .enum(['full', 'campaign_text'])
-    .optional()
-    .describe('campaign_text: match the ad copy only; default full (company, offer, props and copy)'),
+  query: query('The idea or theme'),
+  embedding_field: z.enum(['full', 'campaign_text']).optional().describe('campaign_text: ad copy only; default full'),
   ...searchFilterFields,
 });
 

@@ -17,8 +17,7 @@ export function campaignTools(deps: SearchDeps): AnyTool[] {
     name: 'semantic_search',
     title: 'Searching campaigns by meaning',
     description:
-      'Find ad campaigns by meaning or theme ("travel benefits", "eco-friendly power") when the user describes an idea ' +
-      'rather than exact words or dimensions.',
+      'Find ad campaigns by meaning or theme ("travel benefits", "eco-friendly power"): an idea, not exact words or dimensions.',
     input: semanticInput,
     run: ({ query, embedding_field, reset_filters, limit, ...filters }, ctx) =>
       runCampaignSearch(
@@ -39,9 +38,8 @@ export function campaignTools(deps: SearchDeps): AnyTool[] {
     name: 'filter_campaigns',
     title: 'Filtering campaigns',
     description:
-      'List ad campaigns by exact dimensions (channel, value prop, sentiment, style, company, dates, offer). Use it for ' +
-      '"show me recent X campaigns on Y" and "what are the offers of X campaigns": results include each offer, value props, ' +
-      'sentiment and style to answer from.',
+      'List ad campaigns by exact dimensions ("recent X campaigns on Y", "offers of X campaigns"), with each offer, ' +
+      'value props, sentiment and style.',
     input: filterInput,
     context: activeFiltersContext,
     run: ({ limit, ...args }, ctx) =>
@@ -51,9 +49,7 @@ export function campaignTools(deps: SearchDeps): AnyTool[] {
   const fullText = defineTool({
     name: 'full_text_search',
     title: 'Searching campaign copy',
-    description:
-      'Find ad campaigns whose copy contains words or phrases ("which campaigns mention X / say Y"). ' +
-      'Web-search syntax: "exact phrase", -exclude, OR.',
+    description: 'Find ad campaigns whose copy contains words or phrases ("which campaigns mention X / say Y").',
     input: fullTextInput,
     run: ({ query, reset_filters, limit, ...filters }, ctx) =>
       runCampaignSearch(

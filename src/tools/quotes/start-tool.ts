@@ -12,9 +12,8 @@ export const createStartQuoteTool = (hasCatalogue: (ctx: OfferContext) => Promis
     name: 'start_quote',
     title: 'Starting a quote',
     description:
-      'Quotes and material prices (also /quote). calc: items and flat patterns from a description; price: supplier ' +
-      'prices and the cheapest supplier for materials or the previous calc; table: the quote table from the pricing. ' +
-      'Runs next with its own tools: do not answer it yourself.',
+      'Quotes and material prices (/quote). calc: items and flat patterns; price: supplier prices for materials or the ' +
+      'last calc; table: the quote table. Runs next: do not answer it yourself.',
     input: z.object({
       mode: z.enum(['calc', 'price', 'table']),
       request: z.string().trim().min(1).max(2000).describe('The request, in the user’s words'),

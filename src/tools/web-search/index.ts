@@ -38,7 +38,12 @@ const input = z.object({
     .min(1, 'give the words to search for')
     .max(400, 'keep the query under 400 characters')
     .describe('The question or search query'),
-  max_results: z.number().int().min(1).max(10).optional().describe(`Default ${DEFAULT_MAX_RESULTS}`),
+  max_results: z
+    .number()
+    // Bounds checked here, not sent: minimum/maximum cost tokens in every request's schema.
+    .refine((n) => Number.isInteger(n) && n >= 1 && n <= 10, { error: 'a whole number from 1 to 10' })
+    .optional()
+    .describe(`Default ${DEFAULT_MAX_RESULTS}, max 10`),
 });
 
 /** `web_search`, offered only when TAVILY_API_KEY is set. */
@@ -59,8 +64,7 @@ export function createWebSearchTools(
   const tool = defineTool({
     name: 'web_search',
     title: 'Searching the web',
-    description:
-      'Search the public web for current information (news, releases, docs, facts outside our data). Cite results as [n].',
+    description: 'Search the web for current information (news, releases, docs) outside our data. Cite results as [n].',
     input,
     // The rewrite and the search each have their own limit; the tool's covers both.
     timeoutMs: rewriteTimeoutMs + searchTimeoutMs + 1_000,

@@ -5,6 +5,8 @@
  * through the interaction's webhook token only.
  */
 import { ButtonStyle, MessageFlags, type APIButtonComponentWithCustomId, type APIMessage } from 'discord.js';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDiscordAdapter, type DiscordAdapter } from '../../../src/adapters/discord/index.js';
@@ -151,6 +153,34 @@ describe('the interactions endpoint', () => {
     expect(expired).toMatchObject({ status: 200, body: { type: 4 } });
     expect((expired.body as { data: { content: string } }).data.content).toMatch(/expired/);
     expect(h.llm.requestsTo('/chat/completions')).toHaveLength(0);
+  });
+
+  it('autocomplete gets an autocomplete result (type 8, no choices), the only answer Discord takes for it', async () => {
+    const payload = discord.commandPayload('ask', { question: 'wea' }) as unknown as {
+      type: number;
+      data: { options: { focused?: boolean }[] };
+    };
+    payload.type = 4;
+    payload.data.options[0]!.focused = true;
+    const res = await discord.overHttp(url, payload as unknown as Parameters<FakeDiscord['overHttp']>[1]);
+    expect(res).toMatchObject({ status: 200, body: { type: 8, data: { choices: [] } } });
+    expect(h.llm.requestsTo('/chat/completions')).toHaveLength(0);
+  });
+
+  it('a body cut off by the client is logged as unreadable, not reported as too large', async () => {
+    const { port } = new URL(url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(
+      'POST /discord/interactions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n' +
+        'content-length: 500\r\n\r\n{"type":',
+    );
+    socket.destroy();
+    const line = await discord.waitFor(
+      () => h.logs.lines.find((l) => l.msg === 'discord interaction body could not be read'),
+      'the unreadable-body warning',
+    );
+    expect(line).toMatchObject({ level: 40 });
   });
 
   it('a payload of an unexpected shape is a 400, not a crash', async () => {

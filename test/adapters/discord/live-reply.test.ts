@@ -131,6 +131,7 @@ describe('interaction sink', () => {
       receivedAt: 0,
       now: () => clock,
       log: silentLogger(),
+      embedDomains: [],
     });
     const live = await sink.open(msg('Thinking…'));
     expect(live).toEqual({ id: '@original', messageId: 'orig' });

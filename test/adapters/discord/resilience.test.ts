@@ -141,6 +141,46 @@ describe('gateway and timing', () => {
   });
 });
 
+describe('gateway events Discord may send without fields discord.js expects', () => {
+  let discord: FakeDiscord;
+  beforeAll(async () => {
+    discord = await fake();
+    await bot(discord);
+  });
+
+  const answered = (record: ReturnType<FakeDiscord['command']>, text: string) =>
+    discord.waitFor(
+      () => record.originalId && discord.world.messages.get(record.originalId)?.content === text,
+      `the answer “${text}”`,
+    );
+
+  it('answers a slash command without entitlements and with channel_id but no channel object', async () => {
+    llm.reset();
+    llm.script({ text: 'Answered anyway.' });
+    const payload = discord.commandPayload('ask', { question: 'docs-shaped payload?' }) as unknown as Record<
+      string,
+      unknown
+    >;
+    delete payload.entitlements;
+    delete payload.channel;
+    expect(payload.channel_id).toEqual(expect.any(String));
+    const ask = discord.interact(payload as unknown as Parameters<FakeDiscord['interact']>[0]);
+    await answered(ask, 'Answered anyway.');
+    expect(llm.remaining()).toBe(0);
+  });
+
+  it('drops an interaction discord.js cannot build and answers the next one (the process keeps running)', async () => {
+    llm.reset();
+    llm.script({ text: 'Still here.' });
+    const broken = discord.commandPayload('ask', { question: 'broken' }) as unknown as Record<string, unknown>;
+    delete broken.data;
+    discord.interact(broken as unknown as Parameters<FakeDiscord['interact']>[0]);
+    const ask = discord.command('ask', { question: 'next one' });
+    await answered(ask, 'Still here.');
+    expect(llm.requests.map((r) => sentMessages(r.body).at(-1)?.content)).toEqual(['next one']);
+  });
+});
+
 describe('two gateway connections receiving the same events', () => {
   const setups = [
     { name: 'two adapters in one process (memory kv)', redis: false },

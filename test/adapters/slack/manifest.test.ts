@@ -27,6 +27,16 @@ describe('Slack app manifest', () => {
     expect(inManifest.sort()).toEqual([...SLACK_BOT_SCOPES].sort());
   });
 
+  it('tells how many request-URL lines to uncomment for HTTP mode, in the manifest and docs/slack.md', () => {
+    const count = [...manifest.matchAll(/^\s*# (?:url|request_url): https:\/\/YOUR-HOST\//gm)].length;
+    const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six'];
+    const docs = readFileSync(new URL('../../../docs/slack.md', import.meta.url), 'utf8');
+    for (const text of [manifest, docs]) {
+      const said = /uncomment the (\w+) `url` \/ `request_url` lines/.exec(text)?.[1];
+      expect(said).toBe(words[count]);
+    }
+  });
+
   it('subscribes to uninstalls and names the OAuth redirect path', () => {
     expect(listed('app_uninstalled')).toBe(true);
     expect(listed('tokens_revoked')).toBe(true);

@@ -31,6 +31,7 @@ const target = (threadTs: string) => ({
   userId: 'U0HUMAN1',
   userTeamId: 'T0FAKETEAM',
   status: true,
+  audience: { people: new Set(['U0HUMAN1']), unfurlDomains: [] },
 });
 
 async function* events(list: TurnEvent[], thenHang = false): AsyncIterable<TurnEvent> {
@@ -242,5 +243,45 @@ describe('Slack delivery on replay', () => {
       expect.objectContaining({ level: 40, code: 'message_not_in_streaming_state', method: 'chat.stopStream' }),
     );
     expect(slack.threadReplies(CHANNEL, thread).map((m) => m.text)).toEqual(['Replayed answer.']);
+  });
+
+  it('a replay’s edits and a file’s title and comment are inert too: no live special mention, no unfurl', async () => {
+    const thread = freshTs();
+    const recorded: string[] = [];
+    await writer(thread, [], recorded).deliver(events(answer('First run answer.')));
+    const hostile = 'Done <!channel> <@U0STRANGER>, see https://evil.example/x?d=1';
+    await writer(thread, recorded).deliver(
+      events([
+        {
+          type: 'reply',
+          reply: {
+            text: hostile,
+            blocks: [
+              { type: 'markdown', text: hostile },
+              {
+                type: 'file',
+                file: {
+                  name: 'notes.md',
+                  mime: 'text/markdown',
+                  data: new TextEncoder().encode('# notes'),
+                  title: 'Notes for <!here>',
+                  preview: 'Preview <!everyone> https://evil.example/p',
+                },
+              },
+            ],
+          },
+        },
+        { type: 'done', usage: { promptTokens: 1, completionTokens: 1 }, toolCalls: [], data: {} },
+      ]),
+    );
+    const [edit] = slack.callsTo('chat.update');
+    expect(edit!.args).toMatchObject({ unfurl_links: 'false', unfurl_media: 'false' });
+    expect(JSON.stringify([edit!.args.text, edit!.args.blocks])).not.toMatch(/<!channel|<@U0STRANGER/);
+    expect(String(edit!.args.text)).toContain('Done @channel @U0STRANGER');
+    const [upload] = slack.callsTo('files.completeUploadExternal');
+    const shown = JSON.stringify(upload!.args);
+    expect(shown).not.toMatch(/<!here|<!everyone/);
+    expect(shown).toContain('Notes for @here');
+    expect(upload!.args.initial_comment).toBe('Preview @everyone `https://evil.example/p`');
   });
 });

@@ -74,6 +74,8 @@ export interface FakeDiscord {
   ): InteractionRecord;
   /** A person clicks a button (by custom_id) on a message. */
   click(messageId: string, customId: string, author?: APIUser): InteractionRecord;
+  /** Dispatches an interaction payload as it is (a test may have changed or dropped its fields). */
+  interact(payload: InteractionRecord['payload']): InteractionRecord;
   /** The application's Ed25519 public key (hex), as the Developer Portal shows it: DISCORD_PUBLIC_KEY. */
   readonly publicKey: string;
   /**
@@ -205,6 +207,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     },
     command: (name, opts, where = {}) => interact(commandPayload(name, opts, where)),
     click: (messageId, customId, author) => interact(clickPayload(messageId, customId, author)),
+    interact,
     publicKey,
     commandPayload,
     clickPayload,

@@ -234,7 +234,9 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
       type === InteractionResponseType.ChannelMessageWithSource
     ) {
       const deferred = type === InteractionResponseType.DeferredChannelMessageWithSource;
-      const flags = (Number(data.flags ?? 0) & MessageFlags.Ephemeral) | (deferred ? MessageFlags.Loading : 0);
+      const flags =
+        (Number(data.flags ?? 0) & (MessageFlags.Ephemeral | MessageFlags.SuppressEmbeds)) |
+        (deferred ? MessageFlags.Loading : 0);
       const m = world.createMessage({
         ...interactionMessage(it),
         ...(deferred ? {} : messageFields(data, files, [])),
@@ -271,7 +273,7 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
     if (appId !== world.applicationId) return error(404, 10015, 'Unknown Webhook');
     if (!it.callback) return error(404, 10015, 'Unknown Webhook');
     if (sub === undefined && method === 'POST') {
-      const flags = Number(body.flags ?? 0) & MessageFlags.Ephemeral;
+      const flags = Number(body.flags ?? 0) & (MessageFlags.Ephemeral | MessageFlags.SuppressEmbeds);
       const m = world.createMessage({ ...interactionMessage(it), ...messageFields(body, files, []), flags });
       it.messageIds.add(m.id);
       return query.get('wait') === 'true' ? { status: 200, body: m } : { status: 204 };
@@ -289,7 +291,10 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
       const patch = messageFields(body, files, m.attachments);
       return {
         status: 200,
-        body: world.editMessage(m.id, { ...patch, flags: (m.flags ?? 0) & ~MessageFlags.Loading }),
+        body: world.editMessage(m.id, {
+          ...patch,
+          flags: ((m.flags ?? 0) | (patch.flags ?? 0)) & ~MessageFlags.Loading,
+        }),
       };
     }
     return UNKNOWN_ROUTE;
@@ -323,6 +328,8 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
 function messageFields(body: Record<string, unknown>, files: RecordedFile[], existing: APIMessage['attachments']) {
   const out: Partial<APIMessage> & Record<string, unknown> = {};
   if (body.content !== undefined && body.content !== null) out.content = String(body.content);
+  // SUPPRESS_EMBEDS is the one flag a sender may set on a message it creates or edits (kept as sent).
+  if (body.flags !== undefined && body.flags !== null) out.flags = Number(body.flags) & MessageFlags.SuppressEmbeds;
   // Discord stores sent embeds as `rich` ones.
   if (body.embeds !== undefined && body.embeds !== null)
     out.embeds = (body.embeds as object[]).map((e) => ({ type: 'rich', ...e })) as APIMessage['embeds'];

@@ -9,6 +9,9 @@ import { collect, message, replyOf, sentToolNames, startHarness, type Harness } 
 import { geminiViolations, openAiStrictViolations } from '../../helpers/schema-rules.js';
 import { addTenant, B_MARK, breakFunction, toolResults } from './fixtures.js';
 
+/** The demo clinic's tenant (`harbourside`), reached over HTTP as its workspace. */
+const CLINIC = 'harbourside';
+
 const BUSINESS_TOOLS = [
   'get_business_services',
   'get_working_hours',
@@ -46,7 +49,9 @@ beforeEach(() => llm.reset());
 async function lookup(tool: string, args: Record<string, unknown>, over: Partial<IncomingMessage> = {}) {
   const seen = llm.requestsTo('/chat/completions').length;
   llm.script({ toolCalls: [{ name: tool, arguments: args }] }, { text: 'Here you go.' });
-  const events = await collect(h.sb.agent.handle(message('Can you check?', { threadId: thread(), ...over })));
+  const events = await collect(
+    h.sb.agent.handle(message('Can you check?', { workspaceId: CLINIC, threadId: thread(), ...over })),
+  );
   const [first, second] = llm.requestsTo('/chat/completions').slice(seen);
   return {
     offered: sentToolNames(first!.body),
@@ -151,14 +156,14 @@ describe('business tools on the demo business', () => {
       { toolCalls: [{ name: 'get_faqs', arguments: { topic: 'parking' } }] },
       { text: 'ok' },
     );
-    await collect(h.sb.agent.handle(message('parking?', { threadId })));
+    await collect(h.sb.agent.handle(message('parking?', { workspaceId: CLINIC, threadId })));
     llm.script({ toolCalls: [{ name: 'get_faqs', arguments: { topic: 'parking' } }] }, { text: 'ok' });
-    await collect(h.sb.agent.handle(message('parking again?', { threadId })));
+    await collect(h.sb.agent.handle(message('parking again?', { workspaceId: CLINIC, threadId })));
     expect(loadsIn(threadId)).toBe(1);
     // Another thread loads for itself.
     const other = thread();
     llm.script({ toolCalls: [{ name: 'get_faqs', arguments: { topic: 'parking' } }] }, { text: 'ok' });
-    await collect(h.sb.agent.handle(message('parking?', { threadId: other })));
+    await collect(h.sb.agent.handle(message('parking?', { workspaceId: CLINIC, threadId: other })));
     expect(loadsIn(other)).toBe(1);
   });
 });
@@ -199,7 +204,7 @@ describe('business tools and tenants', () => {
       /^Latest booking B-7: B massage for B Sarah/,
     );
 
-    // And the demo tenant sees none of B.
+    // And the demo clinic sees none of B.
     const a = await lookup('get_latest_booking', { customer_phone: '+61 412 345 678' });
     expect(a.result).toMatch(/^Latest booking HP-1100/);
     expect((await lookup('get_booking_by_id', { booking_id: 'B-7' })).result).toBe(

@@ -26,6 +26,8 @@ if (!TEST_DATABASE_URL) noticeWithoutPostgres('business router tests');
 
 /** Noon (UTC) on the demo anchor: demo bookings are placed around it. */
 const NOW = new Date(DEMO_ANCHOR.getTime() + 12 * 3_600_000);
+/** The demo clinic's tenant (`harbourside`), reached over HTTP as its workspace. */
+const CLINIC = 'harbourside';
 
 defineRouterTests('business router on PGlite (demo business)', false, async () => {
   const port = await openPgliteTestPort();
@@ -69,7 +71,9 @@ function defineRouterTests(
       const seen = llm.requestsTo('/chat/completions').length;
       llm.script(...calls.map((c) => ({ toolCalls: c })), { text });
       const started = performance.now();
-      const events = await collect(h.sb.agent.handle(message('Can you check?', { threadId: thread() })));
+      const events = await collect(
+        h.sb.agent.handle(message('Can you check?', { workspaceId: CLINIC, threadId: thread() })),
+      );
       const ms = performance.now() - started;
       const requests = llm.requestsTo('/chat/completions').slice(seen);
       const done = events.find((e) => e.type === 'done');
@@ -133,7 +137,9 @@ function defineRouterTests(
             { text: TROUBLE_MESSAGE },
           );
           const started = performance.now();
-          const events = await collect(local.sb.agent.handle(message('Where do I park?', { threadId: thread() })));
+          const events = await collect(
+            local.sb.agent.handle(message('Where do I park?', { workspaceId: CLINIC, threadId: thread() })),
+          );
           const ms = performance.now() - started;
           const failures = local.logs.lines.filter((l) => l.msg === 'business lookup failed' && l.fn === 'get_faqs');
           // The budget is wall-clock from the first lookup: two in parallel time out together at 400 ms,
@@ -172,7 +178,7 @@ function defineRouterTests(
       expect(t.reply?.blocks).toEqual([
         { type: 'context', items: ['✉️ Message passed on for Ana Silva: we’ll get back to you at +61 400 111 222.'] },
       ]);
-      const tenant = await port.defaultTenant();
+      const tenant = (await port.resolveTenant('http', CLINIC))!;
       const stored = await port.transport.sql!.query(
         `select m.name, m.contact, m.message, m.platform, m.user_id, b.slug from public.business_messages m join public.businesses b on b.id = m.business_id where m.tenant_id = $1`,
         [tenant.id],
@@ -194,7 +200,7 @@ function defineRouterTests(
 
     it('lists free times from working hours minus bookings, for a service’s duration', async () => {
       // A confirmed demo booking after NOW on a weekday: its slot is taken.
-      const tenant = await port.defaultTenant();
+      const tenant = (await port.resolveTenant('http', CLINIC))!;
       const bookings = (await port.transport.sql!.query(
         `select reference from public.bookings where tenant_id = $1 and status = 'confirmed' and booking_datetime > $2 order by booking_datetime`,
         [tenant.id, NOW.toISOString()],
@@ -262,7 +268,7 @@ function defineRouterTests(
     });
 
     it('puts the business into the system prompt, and ai_config’s language, tone and topics', async () => {
-      const tenant = await port.defaultTenant();
+      const tenant = (await port.resolveTenant('http', CLINIC))!;
       await importRows(port, 'tenants', tenant.id, [
         {
           slug: tenant.slug,
@@ -280,7 +286,9 @@ function defineRouterTests(
       });
       try {
         llm.script({ text: 'Hej!' });
-        await collect(local.sb.agent.handle(message('Hej, hvornår har I åbent?', { threadId: thread() })));
+        await collect(
+          local.sb.agent.handle(message('Hej, hvornår har I åbent?', { workspaceId: CLINIC, threadId: thread() })),
+        );
         const system = sentMessages(llm.lastRequest('/chat/completions')!.body)
           .filter((m) => m.role === 'system')
           .map((m) => String(m.content))
@@ -295,7 +303,7 @@ function defineRouterTests(
       } finally {
         await local.close();
         await importRows(port, 'tenants', tenant.id, [
-          { slug: tenant.slug, name: tenant.name, settings: {}, business_slug: 'harbourside-physio' },
+          { slug: tenant.slug, name: tenant.name, settings: tenant.settings, business_slug: 'harbourside-physio' },
         ]);
       }
     });

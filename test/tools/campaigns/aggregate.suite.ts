@@ -3,6 +3,7 @@ import { createHttpApp } from '../../../src/adapters/http/app.js';
 import { demoCampaigns, type CampaignInput } from '../../../src/data/demo/campaigns.js';
 import { DEMO_ANCHOR } from '../../../src/data/demo/prng.js';
 import type { Aggregation } from '../../../src/tools/campaigns/aggregate.js';
+import { peer } from '../../helpers/peer.js';
 import { blocksOf, call, daysAgo, newThread, runTurn, say, type CampaignWorld } from './setup.js';
 
 /** Counts straight from the demo data the database was seeded with, grouped in JS. */
@@ -129,11 +130,15 @@ export function defineAggregationTests(world: () => CampaignWorld): void {
 
   it('the HTTP API returns `aggregation` beside the response', async () => {
     w().llm.script(call('aggregate_campaigns', { group_by: 'sentiment' }), say('Mostly positive.'));
-    const res = await createHttpApp({ agent: w().h.sb.agent, log: w().h.sb.log }).request('/api/chat', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ message: 'sentiments?', threadId: newThread() }),
-    });
+    const res = await createHttpApp({ agent: w().h.sb.agent, log: w().h.sb.log }).request(
+      '/api/chat',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'sentiments?', threadId: newThread() }),
+      },
+      peer(),
+    );
     const body = (await res.json()) as { response: string; aggregation: Aggregation; blocks: { type: string }[] };
     expect(body.response).toBe('Mostly positive.');
     expect(body.aggregation).toMatchObject({

@@ -4,6 +4,7 @@ import * as rows from '../../../src/data/rows.js';
 import type { Button } from '../../../src/reply/model.js';
 import { sentMessages } from '../../helpers/harness.js';
 import { blocksOf, buttonsOf, call, daysAgo, newThread, runTurn, say, textOf, type CampaignWorld } from './setup.js';
+import { peer } from '../../helpers/peer.js';
 
 /** What a thread remembers: multi-step turns, active filters, paging and the buttons. */
 export function defineThreadTests(world: () => CampaignWorld): void {
@@ -184,11 +185,15 @@ export function defineThreadTests(world: () => CampaignWorld): void {
   it('POST /api/chat returns campaigns, total, suggestions and detectedFilters; Show more works over HTTP', async () => {
     const app = createHttpApp({ agent: w().h.sb.agent, log: w().h.sb.log });
     const post = async (body: unknown) => {
-      const res = await app.request('/api/chat', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
+      const res = await app.request(
+        '/api/chat',
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        },
+        peer(),
+      );
       expect(res.status).toBe(200);
       return (await res.json()) as Record<string, unknown>;
     };

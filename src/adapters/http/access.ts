@@ -1,0 +1,142 @@
+import { BlockList, isIP } from 'node:net';
+import type { Context } from 'hono';
+import { bearerMatches } from './bearer.js';
+
+/**
+ * Who may reach which HTTP route: the one place that decides it (DESIGN.md, "Trust boundaries":
+ * a port is closed to strangers unless a token opens it).
+ *
+ * - `/api/*` with `API_TOKEN`: that bearer token, from anywhere. Without it: loopback clients
+ *   only (127.0.0.0/8, ::1, ::ffff:127.x), as guests; everyone else gets 401.
+ * - `/api/usage`: always a token (the operator's view of every tenant's spend is not for guests).
+ * - `/metrics` with `METRICS_TOKEN`: that bearer token, from everyone (loopback too). Without it:
+ *   loopback only.
+ * - `/healthz`, `/readyz` and the platforms' webhooks (signed) are open; the admin API has
+ *   ADMIN_TOKEN (admin.ts).
+ */
+
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+/** 127.0.0.0/8, ::1 and their IPv4-mapped forms (`::ffff:127.0.0.1`). Anything unparsable is not. */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const family = isIP(address);
+  if (family === 0) return false;
+  return loopback.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** The peer of the TCP connection; undefined when the request did not come through a socket. */
+export function socketAddress(c: Context): string | undefined {
+  // @hono/node-server's bindings (`c.env.incoming`); read defensively, so an in-process
+  // `app.request()` without them is simply "no address" (and so not loopback: closed).
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress;
+}
+
+/** One X-Forwarded-For entry as an address: bare, `1.2.3.4:5678` or `[::1]:80`; else undefined. */
+function forwardedAddress(entry: string): string | undefined {
+  const bare = entry.trim();
+  if (isIP(bare)) return bare;
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(bare)?.[1];
+  if (bracketed && isIP(bracketed) === 6) return bracketed;
+  const v4port = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(bare)?.[1];
+  if (v4port && isIP(v4port) === 4) return v4port;
+  return undefined;
+}
+
+/**
+ * The client's address. `trustedHops` 0 (TRUST_PROXY off): the socket's peer; X-Forwarded-For
+ * is ignored, so nobody can claim 127.0.0.1 with a header. `trustedHops` N: the hops are
+ * X-Forwarded-For's entries followed by the socket's peer, and the last N of them are our own
+ * proxies; the client is the hop just before them (N = 1: the last X-Forwarded-For entry, the
+ * one our proxy appended). Entries further left were written by the client and are never read.
+ * An entry that is not an address, or fewer hops than N, makes the client unknown (undefined:
+ * never loopback). This trusts the hop count, so the port must be reachable only through the
+ * proxies (a client that reaches it directly could send a forged X-Forwarded-For).
+ */
+export function clientAddress(c: Context, trustedHops: number): string | undefined {
+  const peer = socketAddress(c);
+  if (trustedHops <= 0) return peer;
+  const forwarded = (c.req.header('x-forwarded-for') ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  const hops = [...forwarded, peer ?? ''];
+  const index = hops.length - 1 - trustedHops;
+  // Fewer hops than proxies: the request did not come through all of them; its address is unknown.
+  if (index < 0) return undefined;
+  return index === hops.length - 1 ? peer : forwardedAddress(hops[index]!);
+}
+
+/** Who is calling, once a route's guard let them in. */
+export type Caller =
+  /** No token: a loopback client, known only by its address. */
+  | { kind: 'anonymous'; address: string }
+  /** API_TOKEN (the default tenant's; METRICS_TOKEN on /metrics), or a tenant's own token (`tenant`: its slug). */
+  | { kind: 'token'; tenant?: string };
+
+/** The bearer token of `Authorization: Bearer <token>`, if any. */
+export function bearerOf(c: Context): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
+}
+
+const FORWARD_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'];
+
+export type AccessDecision = { ok: true; caller: Caller } | { ok: false; message: string };
+
+/**
+ * A route's rule: with a token configured the bearer must match (from anywhere); without one,
+ * `loopbackWithoutToken` lets loopback clients in as anonymous callers, and nobody else.
+ */
+export function decideAccess(
+  c: Context,
+  rule: { token: string | undefined; tokenName: string; loopbackWithoutToken: boolean; trustedHops: number },
+): AccessDecision {
+  if (rule.token) {
+    return bearerMatches(c.req.header('authorization'), rule.token)
+      ? { ok: true, caller: { kind: 'token' } }
+      : { ok: false, message: `Missing or wrong bearer token (${rule.tokenName}).` };
+  }
+  const address = clientAddress(c, rule.trustedHops);
+  // A loopback peer forwarding someone else's request (a reverse proxy on this machine, with
+  // TRUST_PROXY off) would make every stranger look local: a forwarded request is not local.
+  const forwarded = rule.trustedHops === 0 && FORWARD_HEADERS.some((h) => c.req.header(h) !== undefined);
+  if (forwarded && rule.loopbackWithoutToken && isLoopback(address))
+    return {
+      ok: false,
+      message: `This request came through a proxy: set TRUST_PROXY so the client's address is known, or set ${rule.tokenName}.`,
+    };
+  if (rule.loopbackWithoutToken && address && isLoopback(address))
+    return { ok: true, caller: { kind: 'anonymous', address } };
+  return {
+    ok: false,
+    message: rule.loopbackWithoutToken
+      ? `This endpoint answers only this machine's own clients until ${rule.tokenName} is set; then send Authorization: Bearer <${rule.tokenName}>.`
+      : `This endpoint needs ${rule.tokenName}: set it and send Authorization: Bearer <${rule.tokenName}>.`,
+  };
+}
+
+export function unauthorized(c: Context, message: string): Response {
+  return c.json({ error: { code: 'unauthorized', message } }, 401, { 'www-authenticate': 'Bearer' });
+}
+
+/** The one start-up line: what is open to whom, and where it listens. */
+export function describeAccess(opts: {
+  apiToken: string | undefined;
+  metricsToken: string | undefined;
+  adminToken: string | undefined;
+  trustedHops: number;
+  listen: string;
+}): string {
+  const api = opts.apiToken ? 'bearer API_TOKEN or a tenant token' : 'loopback only (no API_TOKEN) or a tenant token';
+  const usage = opts.apiToken ? 'bearer API_TOKEN or a tenant token' : 'a tenant token only (no API_TOKEN)';
+  const metrics = opts.metricsToken ? 'bearer METRICS_TOKEN' : 'loopback only (no METRICS_TOKEN)';
+  const admin = opts.adminToken ? 'bearer ADMIN_TOKEN' : 'off (no ADMIN_TOKEN)';
+  const proxy =
+    opts.trustedHops > 0
+      ? `client address from X-Forwarded-For (TRUST_PROXY: ${opts.trustedHops} hop${opts.trustedHops > 1 ? 's' : ''})`
+      : 'X-Forwarded-For ignored';
+  return `Switchboard listening on ${opts.listen}: /api ${api}; /api/usage ${usage}; /metrics ${metrics}; admin ${admin}; /healthz /readyz open; ${proxy}`;
+}

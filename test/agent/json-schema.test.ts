@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { stripNulls, toolParameters } from '../../src/agent/json-schema.js';
+import {
+  GEMINI_KEYWORDS,
+  OPENAI_STRICT_FORMATS,
+  OPENAI_STRICT_KEYWORDS,
+  stripNulls,
+  toolParameters,
+} from '../../src/agent/json-schema.js';
 import { parseArguments } from '../../src/agent/registry.js';
-import { geminiViolations, openAiStrictViolations } from '../helpers/schema-rules.js';
+import {
+  GEMINI_DOCUMENTED_KEYWORDS,
+  geminiViolations,
+  OPENAI_STRICT_DOCUMENTED_FORMATS,
+  OPENAI_STRICT_DOCUMENTED_KEYWORDS,
+  openAiStrictViolations,
+} from '../helpers/schema-rules.js';
 
 const sample = z.object({
   query: z.string().min(1).max(500).describe('What to search for'),
@@ -38,6 +50,25 @@ describe('tool JSON Schema export', () => {
   it('checker catches violations (it can fail)', () => {
     expect(openAiStrictViolations({ type: 'object', properties: { a: { type: 'string' } } })).toHaveLength(2);
     expect(geminiViolations({ type: ['string', 'null'], additionalProperties: false })).toHaveLength(2);
+    // Keywords JSON Schema has and the providers' docs do not list.
+    expect(
+      openAiStrictViolations({
+        type: 'object',
+        additionalProperties: false,
+        required: ['a'],
+        properties: { a: { type: 'string', minLength: 1, format: 'uri' } },
+      }),
+    ).toEqual(['$.a: unsupported keyword "minLength"', '$.a: unsupported format']);
+    expect(geminiViolations({ type: 'string', format: 'email', oneOf: [] })).toEqual([
+      '$: unsupported keyword "oneOf"',
+      '$: unsupported format',
+    ]);
+  });
+
+  it("the exporter's allowlists stay within what the providers document", () => {
+    expect([...OPENAI_STRICT_KEYWORDS].filter((k) => !OPENAI_STRICT_DOCUMENTED_KEYWORDS.has(k))).toEqual([]);
+    expect([...OPENAI_STRICT_FORMATS].filter((f) => !OPENAI_STRICT_DOCUMENTED_FORMATS.has(f))).toEqual([]);
+    expect([...GEMINI_KEYWORDS].filter((k) => !GEMINI_DOCUMENTED_KEYWORDS.has(k))).toEqual([]);
   });
 
   it('treats null from the model as "not given" and validates the rest with zod', () => {

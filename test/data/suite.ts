@@ -179,6 +179,7 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
           },
           rows.campaignRow,
         );
+        expect(narrow.length).toBeGreaterThan(0); // else the loop below checks nothing
         for (const c of narrow) {
           expect(c.channel).toBe('TikTok');
           expect(['Tellus Mobil', 'Nordvind El']).toContain(c.company);

@@ -10,6 +10,15 @@
  * Chat answers stream like the real API: text split into word deltas, tool arguments split into
  * fragments, `data: [DONE]` at the end, and a usage-only chunk when `stream_options.include_usage`
  * is set. Error responses carry `retry-after-ms: 1` so the SDK's retries cost no wall time.
+ *
+ * The fake is strict, like the Agents SDK's scripted model: a chat call past the script and a
+ * scripted step left unused are test failures. A call past the script is answered with a 400
+ * (which the SDK does not retry) and recorded; `verify()` throws for what it recorded and for unused
+ * steps, and then forgets them. Every open fake is verified after each test (test/helpers/
+ * strict-fakes.ts, a vitest setup file), by `reset()` and by `close()`, so a turn that calls the
+ * model too often or too rarely fails the test that ran it, not an "I could not answer" nobody
+ * reads. A test that means to leave steps unused (a turn cut short on purpose) says so with
+ * `allowUnused()`; a fake started with `{ lenient: true }` forgives both for its whole life.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -69,6 +78,9 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body (`{}` for bodiless requests). */
   body: Record<string, unknown>;
+  /** When the request arrived and when its answer was over (performance.now()), to check timing. */
+  at: number;
+  endedAt?: number;
 }
 
 export interface FakeOpenAIOptions {
@@ -76,6 +88,11 @@ export interface FakeOpenAIOptions {
   apiKey?: string;
   /** Replaces the hash-based vectors, e.g. to control similarity in retrieval tests. */
   embed?: (text: string, dimensions: number) => number[];
+  /**
+   * Forgives calls past the script (answered with NO_SCRIPT_TEXT) and unused steps, for a peer
+   * whose call count is not what a test is about (a benchmark, a load run). Tests leave it off.
+   */
+  lenient?: boolean;
 }
 
 export interface FakeOpenAI {
@@ -93,9 +110,34 @@ export interface FakeOpenAI {
   requestsTo(pathSuffix: string): RecordedRequest[];
   /** Scripted chat answers not yet consumed. */
   remaining(): number;
-  /** Forgets requests, script and pending failures. */
+  /**
+   * Throws if a chat call came past the script or scripted steps are left unused (unless
+   * `allowUnused()` was called since the last check), then forgets both so the next test starts clean.
+   */
+  verify(): void;
+  /** Steps left unused at the next `verify()` are expected (a turn cut short on purpose): no failure. */
+  allowUnused(): void;
+  /** Verifies (see `verify()`), then forgets requests, script and pending failures. */
   reset(): void;
+  /** Stops the server, then verifies: a test that closes its fake still fails on a broken script. */
   close(): Promise<void>;
+}
+
+/** The fakes not yet closed, verified after every test by test/helpers/strict-fakes.ts. */
+const openFakes: Set<FakeOpenAI> = ((globalThis as Record<symbol, unknown>)[Symbol.for('switchboard.openFakes')] ??=
+  new Set<FakeOpenAI>()) as Set<FakeOpenAI>;
+
+/** Verifies every open fake; throws one error listing all that failed. */
+export function verifyOpenFakes(): void {
+  const problems: string[] = [];
+  for (const fake of openFakes) {
+    try {
+      fake.verify();
+    } catch (err) {
+      problems.push(err instanceof Error ? err.message : String(err));
+    }
+  }
+  if (problems.length > 0) throw new Error(problems.join('\n'));
 }
 
 export const NO_SCRIPT_TEXT = '(no scripted response)';
@@ -119,7 +161,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
-  return {
+  const fake: FakeOpenAI = {
     url: `http://127.0.0.1:${port}/v1`,
     requests: state.requests,
     script: (...responses) => state.queue.push(...responses),
@@ -129,20 +171,38 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     lastRequest: (suffix) => state.matching(suffix).at(-1),
     requestsTo: (suffix) => state.matching(suffix),
     remaining: () => state.queue.length,
-    reset: () => state.reset(),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    verify: () => state.verify(),
+    allowUnused: () => {
+      state.unusedAllowed = true;
+    },
+    reset: () => {
+      try {
+        state.verify();
+      } finally {
+        state.reset();
+      }
+    },
+    close: async () => {
+      openFakes.delete(fake);
+      await new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         // Hanging and stalled responses would otherwise keep close() waiting forever.
         server.closeAllConnections();
-      }),
+      });
+      state.verify();
+    },
   };
+  openFakes.add(fake);
+  return fake;
 }
 
 class FakeState {
   readonly requests: RecordedRequest[] = [];
   queue: Array<FakeResponse | FakeResponder> = [];
   failures: { count: number; status: number; body?: object } = { count: 0, status: 500 };
+  unusedAllowed = false;
+  /** Chat calls that came past the script since the last verify(), described for the failure message. */
+  private unscripted: string[] = [];
   private sequence = 0;
 
   constructor(private readonly options: FakeOpenAIOptions) {}
@@ -155,6 +215,27 @@ class FakeState {
     this.requests.length = 0;
     this.queue = [];
     this.failures = { count: 0, status: 500 };
+    this.unscripted = [];
+    this.unusedAllowed = false;
+  }
+
+  verify(): void {
+    const problems: string[] = [];
+    if (this.unscripted.length > 0) {
+      problems.push(
+        `${this.unscripted.length} chat call(s) past the script:\n${this.unscripted.map((c) => `  - ${c}`).join('\n')}`,
+      );
+    }
+    const unused = this.queue.length;
+    if (unused > 0 && !this.unusedAllowed && !this.options.lenient) {
+      const shown = this.queue.slice(0, 5).map(describeStep).join(', ');
+      const more = unused > 5 ? `, and ${unused - 5} more` : '';
+      problems.push(`${unused} scripted step(s) left unused: ${shown}${more}`);
+    }
+    this.unscripted = [];
+    this.unusedAllowed = false;
+    if (unused > 0) this.queue = [];
+    if (problems.length > 0) throw new Error(`fake OpenAI: ${problems.join('; ')}`);
   }
 
   nextId(prefix: string): string {
@@ -171,7 +252,14 @@ class FakeState {
       sendJson(res, 400, errorBody('We could not parse the JSON body of your request.', 'invalid_request_error'));
       return;
     }
-    const recorded: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body };
+    const recorded: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path,
+      headers: req.headers,
+      body,
+      at: performance.now(),
+    };
+    res.once('close', () => (recorded.endedAt = performance.now()));
     this.requests.push(recorded);
 
     const authProblem = this.checkAuth(req.headers.authorization);
@@ -206,7 +294,7 @@ class FakeState {
   }
 
   private async chat(request: RecordedRequest, res: ServerResponse): Promise<void> {
-    const next = this.queue.shift() ?? { text: NO_SCRIPT_TEXT };
+    const next = this.queue.shift() ?? this.pastScript(request);
     const response = typeof next === 'function' ? await next(request) : next;
     if ('hang' in response) return; // the socket stays open until the client gives up or close()
     if (response.delayMs) await sleep(response.delayMs);
@@ -245,6 +333,19 @@ class FakeState {
     const chunks = this.chunksFor(response, request.body);
     if (stream) return writeEvents(res, [...chunks.map(sseEvent), 'data: [DONE]\n\n'], response);
     sendJson(res, 200, completionFromChunks(chunks, String(request.body.model)));
+  }
+
+  /** The answer to a call past the script: recorded as a failure unless lenient, answered with a 400. */
+  private pastScript(request: RecordedRequest): FakeResponse {
+    if (this.options.lenient) return { text: NO_SCRIPT_TEXT };
+    const messages = Array.isArray(request.body.messages) ? (request.body.messages as { content?: unknown }[]) : [];
+    const last = messages.at(-1)?.content;
+    const text = typeof last === 'string' ? last : JSON.stringify(last ?? null);
+    this.unscripted.push(`last message ${JSON.stringify(text.slice(0, 120))}`);
+    return {
+      status: 400,
+      body: errorBody('fake OpenAI: this chat call is past the script', 'invalid_request_error', 'unscripted_call'),
+    };
   }
 
   /** The answer as the chunks the real API would stream. */
@@ -304,6 +405,15 @@ class FakeState {
       usage: { prompt_tokens: tokens, total_tokens: tokens },
     });
   }
+}
+
+function describeStep(step: FakeResponse | FakeResponder): string {
+  if (typeof step === 'function') return 'a responder function';
+  if ('toolCalls' in step && step.toolCalls) return `tool calls ${step.toolCalls.map((c) => c.name).join('+')}`;
+  if ('text' in step) return `text ${JSON.stringify(step.text.slice(0, 40))}`;
+  if ('status' in step) return `error ${step.status}`;
+  if ('sse' in step) return 'raw SSE';
+  return 'a hang';
 }
 
 function images(body: Record<string, unknown>, res: ServerResponse): void {

@@ -1,7 +1,91 @@
-import { GEMINI_KEYWORDS, OPENAI_STRICT_FORMATS, OPENAI_STRICT_KEYWORDS } from '../../src/agent/json-schema.js';
-
+/**
+ * The providers' documented schema rules, written down here from their docs and NOT imported from
+ * src/agent/json-schema.ts: a keyword the exporter wrongly allows must fail these checks, so the
+ * two lists must not be one list. When a provider's docs change, change this file from the docs.
+ */
 type Json = Record<string, unknown>;
 const isJson = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * OpenAI Structured Outputs / strict function calling, "Supported schemas"
+ * (https://platform.openai.com/docs/guides/structured-outputs#supported-schemas): the types
+ * (string, number, boolean, integer, object, array, enum, anyOf) with `description`;
+ * objects with `properties`, `required`, `additionalProperties: false`; arrays with `items`,
+ * `minItems`, `maxItems`; strings with `pattern` and `format`; numbers with `multipleOf`,
+ * `maximum`, `exclusiveMaximum`, `minimum`, `exclusiveMinimum`; definitions through `$defs`/`$ref`.
+ * `const` is not in that list but is accepted (OpenAI's own zod helpers emit it for literals).
+ */
+export const OPENAI_STRICT_DOCUMENTED_KEYWORDS = new Set([
+  'type',
+  'description',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'minItems',
+  'maxItems',
+  'enum',
+  'const',
+  'anyOf',
+  'pattern',
+  'format',
+  'multipleOf',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  '$defs',
+  '$ref',
+]);
+/** The same page's string formats. */
+export const OPENAI_STRICT_DOCUMENTED_FORMATS = new Set([
+  'date-time',
+  'time',
+  'date',
+  'duration',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'uuid',
+]);
+
+/**
+ * Gemini function declarations: "a select subset of an OpenAPI 3.0 schema object"
+ * (https://ai.google.dev/api/caching#Schema): type (one value), format, title, description,
+ * nullable, enum, maxItems, minItems, properties, required, minProperties, maxProperties,
+ * minLength, maxLength, pattern, example, anyOf, propertyOrdering, default, items, minimum, maximum.
+ */
+export const GEMINI_DOCUMENTED_KEYWORDS = new Set([
+  'type',
+  'format',
+  'title',
+  'description',
+  'nullable',
+  'enum',
+  'maxItems',
+  'minItems',
+  'properties',
+  'required',
+  'minProperties',
+  'maxProperties',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'example',
+  'anyOf',
+  'propertyOrdering',
+  'default',
+  'items',
+  'minimum',
+  'maximum',
+]);
+/** The same page: NUMBER float/double, INTEGER int32/int64, STRING enum/date-time. */
+const GEMINI_DOCUMENTED_FORMATS: Record<string, readonly string[]> = {
+  number: ['float', 'double'],
+  integer: ['int32', 'int64'],
+  string: ['enum', 'date-time'],
+};
 
 /**
  * The documented rules of OpenAI strict mode, checked independently of the exporter:
@@ -12,9 +96,9 @@ export function openAiStrictViolations(schema: Json, path = '$'): string[] {
   const out: string[] = [];
   if (path === '$' && schema.type !== 'object') out.push(`${path}: root must be type object`);
   for (const key of Object.keys(schema)) {
-    if (!OPENAI_STRICT_KEYWORDS.has(key)) out.push(`${path}: unsupported keyword "${key}"`);
+    if (!OPENAI_STRICT_DOCUMENTED_KEYWORDS.has(key)) out.push(`${path}: unsupported keyword "${key}"`);
   }
-  if (schema.format !== undefined && !OPENAI_STRICT_FORMATS.has(String(schema.format)))
+  if (schema.format !== undefined && !OPENAI_STRICT_DOCUMENTED_FORMATS.has(String(schema.format)))
     out.push(`${path}: unsupported format`);
   if (!('type' in schema) && !('anyOf' in schema) && !('enum' in schema) && !('const' in schema))
     out.push(`${path}: node has no type`);
@@ -42,10 +126,13 @@ export function openAiStrictViolations(schema: Json, path = '$'): string[] {
 export function geminiViolations(schema: Json, path = '$'): string[] {
   const out: string[] = [];
   for (const key of Object.keys(schema))
-    if (!GEMINI_KEYWORDS.has(key)) out.push(`${path}: unsupported keyword "${key}"`);
+    if (!GEMINI_DOCUMENTED_KEYWORDS.has(key)) out.push(`${path}: unsupported keyword "${key}"`);
   if (schema.type !== undefined && typeof schema.type !== 'string') out.push(`${path}: type must be one string`);
   if (schema.type === 'null') out.push(`${path}: null type (use nullable)`);
-  if (schema.format !== undefined && !['enum', 'date-time'].includes(String(schema.format)))
+  if (
+    schema.format !== undefined &&
+    !(GEMINI_DOCUMENTED_FORMATS[String(schema.type).toLowerCase()] ?? []).includes(String(schema.format))
+  )
     out.push(`${path}: unsupported format`);
   if (isJson(schema.properties)) {
     for (const [name, p] of Object.entries(schema.properties))

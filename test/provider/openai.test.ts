@@ -297,14 +297,44 @@ describe('complete() against scripted answers', () => {
     expect(result.usage).toEqual({ promptTokens: 42, completionTokens: 7 });
   });
 
-  it('consumes the script in order and answers a placeholder when it runs out', async () => {
+  it('consumes the script in order and fails the test on a call past it', async () => {
     const llm = client();
     fake.script({ text: 'first' }, (req) => ({ text: `you said ${JSON.stringify(req.body.messages)}` }));
     expect((await llm.complete(ask('a'))).content).toBe('first');
     expect((await llm.complete(ask('b'))).content).toBe('you said [{"role":"user","content":"b"}]');
-    expect((await llm.complete(ask('c'))).content).toBe('(no scripted response)');
     expect(fake.remaining()).toBe(0);
+    const past = await failure(llm.complete(ask('c')));
+    expect(past.message).not.toContain('(no scripted response)');
     expect(fake.requestsTo('/chat/completions')).toHaveLength(3);
+    expect(() => fake.verify()).toThrow(/1 chat call\(s\) past the script:\n {2}- last message "c"/);
+    expect(() => fake.verify()).not.toThrow(); // verify() forgets what it reported
+  });
+
+  it('fails the test on scripted steps left unused, unless the test allows them', async () => {
+    fake.script({ text: 'used' }, { text: 'never asked for' }, { toolCalls: [{ name: 'search', arguments: {} }] });
+    expect((await client().complete(ask())).content).toBe('used');
+    expect(() => fake.verify()).toThrow(/2 scripted step\(s\) left unused: text "never asked for", tool calls search/);
+    expect(fake.remaining()).toBe(0);
+
+    fake.script({ text: 'cut short on purpose' });
+    fake.allowUnused();
+    expect(() => fake.verify()).not.toThrow();
+    fake.script({ text: 'the allowance lasts one check' });
+    expect(() => fake.verify()).toThrow(/left unused/);
+  });
+
+  it('forgives both when started lenient', async () => {
+    const lenient = await startFakeOpenAI({ lenient: true });
+    try {
+      const config = parseConfig({ OPENAI_API_KEY: API_KEY, OPENAI_BASE_URL: lenient.url, OPENAI_MAX_RETRIES: '0' });
+      lenient.script({ text: 'one' }, { text: 'two' });
+      const llm = createLlmClient(config, silentLogger());
+      expect((await llm.complete(ask())).content).toBe('one');
+      expect(() => lenient.verify()).not.toThrow();
+      expect((await llm.complete(ask())).content).toBe('(no scripted response)');
+    } finally {
+      await lenient.close();
+    }
   });
 
   it('sends a placeholder key when only a base URL is configured (Ollama)', async () => {

@@ -196,6 +196,8 @@ describe('message flood limit over HTTP', () => {
   });
 
   it('the agent marks only the first refusal of a flood for a chat notice', async () => {
+    // The two messages within the limit are answered by the model; the three over it never reach it.
+    h.llm.script({ text: 'one' }, { text: 'two' });
     const errors = [];
     for (let i = 0; i < 5; i++) {
       for await (const e of h.sb.agent.handle(
@@ -204,6 +206,7 @@ describe('message flood limit over HTTP', () => {
         if (e.type === 'error') errors.push(e);
     }
     expect(errors.map((e) => e.notify)).toEqual([undefined, false, false]);
+    expect(errors.map((e) => e.code)).toEqual(['rate_limited', 'rate_limited', 'rate_limited']);
   });
 });
 

@@ -7,6 +7,7 @@ import { silentLogger } from '../../src/logger.js';
 import type { Delivery, Inbox, InboxEntry } from '../../src/turns/index.js';
 import { createMemoryInbox } from '../../src/turns/memory-inbox.js';
 import { createRedisInbox } from '../../src/turns/redis-inbox.js';
+import { inboxIdle } from '../helpers/inbox-idle.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 if (!REDIS_URL) console.warn('[inbox.test] TEST_REDIS_URL is not set: the Redis inbox tests are SKIPPED');
@@ -77,7 +78,7 @@ describe.each(kinds)('the %s inbox', (_kind, makeFactory) => {
     await until(() => runs.length === 3, 'three runs');
     // Added again after it was answered: still a duplicate.
     expect(await inbox.add(entry('a', 't-a'))).toBe('duplicate');
-    await sleep(200);
+    await inboxIdle(inbox);
     expect(runs.sort()).toEqual(['a', 'b', 'c']);
   });
 

@@ -25,14 +25,8 @@ import type { SlackState } from './slack-state.js';
 import { escapeMrkdwn } from './text.js';
 import { truncate } from '../../reply/text.js';
 import { postsOfEarlierRun } from './thread-poster.js';
-import {
-  POST_MARK,
-  STREAM_INTENT_MARK,
-  STREAM_MARK,
-  TurnWriter,
-  type ThreadTarget,
-  type WriterOptions,
-} from './turn-writer.js';
+import { findMarker, formatMarker, parseMarkers } from './replay-marker.js';
+import { TurnWriter, type ThreadTarget, type WriterOptions } from './turn-writer.js';
 import type { SlackRoles } from './user-roles.js';
 import type { SlackAuth, SlackClients } from './oauth.js';
 
@@ -62,9 +56,6 @@ export type SlackWork = (
   /** Whose installation answers (Bolt's authorize query); absent in entries recorded before OAuth existed. */
   auth?: SlackAuth;
 };
-
-/** The marker of a slash command's visible root message, recorded so a replay does not post it again. */
-const ROOT = 'root:';
 
 /**
  * Every Slack entry point: mentions, channel-thread follow-ups, DMs, AI-app threads, slash
@@ -294,7 +285,8 @@ async function deliverCommand(
   const { request: req } = work;
   const { log } = deps;
   const say = work.responseUrl ? respondVia(work.responseUrl, log) : async () => undefined;
-  let rootTs = d.recorded.find((r) => r.startsWith(ROOT))?.slice(ROOT.length);
+  // A slash command's visible root message is recorded so a replay does not post it again.
+  let rootTs = findMarker(parseMarkers(d.recorded), 'root')?.ts;
   if (!rootTs) {
     try {
       const root = await client.chat.postMessage({
@@ -329,7 +321,7 @@ async function deliverCommand(
       return;
     }
     if (!rootTs) return;
-    await d.record(`${ROOT}${rootTs}`);
+    await d.record(formatMarker({ kind: 'root', ts: rootTs }));
   }
   if (!req.isDirect) await deps.state.follow(req.workspaceId, req.channelId, rootTs);
   const message: IncomingMessage = {
@@ -378,16 +370,15 @@ async function audienceOf(
   return { people, unfurlDomains: deps.unfurlDomains };
 }
 
-/** Recorded once the whole answer is in Slack: a replay that finds it has nothing left to do. */
-const DELIVERED = 'delivered';
-
 async function runTurn(
   d: Delivery<SlackWork>,
   message: IncomingMessage,
   target: ThreadTarget,
   deps: HandlerDeps,
 ): Promise<void> {
-  if (d.recorded.includes(DELIVERED)) {
+  const markers = parseMarkers(d.recorded);
+  // Recorded once the whole answer is in Slack: a replay that finds it has nothing left to do.
+  if (findMarker(markers, 'delivered')) {
     deps.log.info(
       { platform: 'slack', messageId: message.messageId, attempt: d.attempt },
       'slack turn was already delivered before its runner stopped',
@@ -397,18 +388,14 @@ async function runTurn(
   const started = performance.now();
   // Every Slack turn passes here: the user's role for the limits comes from Slack, not from the event.
   message = { ...message, role: await deps.roles.of(target.client, message.workspaceId, message.userId) };
-  const recorded = d.recorded.filter((r) => !r.startsWith(ROOT) && r !== DELIVERED);
+  const recorded = markers.filter((m) => m.kind !== 'root' && m.kind !== 'delivered').map(formatMarker);
   const tagged = { ...target, turnId: d.entry.id };
   // A replay whose dead run posted (or started a stream) but died before recording the ts: find
   // its messages by their metadata, and its stream by the intent it recorded first.
-  if (d.attempt > 1 && !recorded.some((r) => r.startsWith(POST_MARK) || r.startsWith(STREAM_MARK))) {
-    const intent = recorded.find((r) => r.startsWith(STREAM_INTENT_MARK));
-    for (const found of await postsOfEarlierRun(
-      tagged,
-      d.entry.id,
-      intent ? Number(intent.slice(STREAM_INTENT_MARK.length)) : undefined,
-    )) {
-      const mark = `${found.stream ? STREAM_MARK : POST_MARK}${found.ts}`;
+  if (d.attempt > 1 && !markers.some((m) => m.kind === 'post' || m.kind === 'stream')) {
+    const intent = findMarker(markers, 'stream-intent');
+    for (const found of await postsOfEarlierRun(tagged, d.entry.id, deps.log, intent?.at)) {
+      const mark = formatMarker({ kind: found.stream ? 'stream' : 'post', ts: found.ts });
       recorded.push(mark);
       await d.record(mark).catch((err: unknown) => deps.log.warn({ err }, 'could not record a found earlier post'));
     }
@@ -424,7 +411,9 @@ async function runTurn(
     deps.log.info({ platform: 'slack', messageId: message.messageId }, 'slack turn handed back at shutdown');
     return;
   }
-  await d.record(DELIVERED).catch((err: unknown) => deps.log.warn({ err }, 'could not record a delivered Slack turn'));
+  await d
+    .record(formatMarker({ kind: 'delivered' }))
+    .catch((err: unknown) => deps.log.warn({ err }, 'could not record a delivered Slack turn'));
   deps.log.info(
     {
       platform: 'slack',

@@ -3,6 +3,7 @@ import type { Logger } from '../../logger.js';
 import { truncate } from '../../reply/text.js';
 import { SLACK_LIMITS as L } from './limits.js';
 import { contextBlock, markdownBlocks, type SlackBlock, type SlackMessage } from './render.js';
+import { slackErrorCode } from './slack-errors.js';
 import { escapeMrkdwn } from './text.js';
 import { inertStreamBlocks, inertStreamText } from './inert.js';
 import { turnMetadata, type ThreadPoster, type ThreadTarget } from './thread-poster.js';
@@ -104,7 +105,16 @@ export class StreamDelivery {
     const streamer = this.streamer;
     this.streamer = undefined;
     const ts = streamer?.ts;
-    if (streamer && ts) await streamer.stop().catch(() => undefined);
+    if (streamer && ts) {
+      await streamer
+        .stop()
+        .catch((err: unknown) =>
+          this.slack.log.warn(
+            { code: slackErrorCode(err), method: 'chat.stopStream', ts },
+            'slack could not stop an abandoned stream; it stays open in the thread until Slack ends it',
+          ),
+        );
+    }
     return ts;
   }
 }
@@ -180,7 +190,14 @@ export async function replaceEarlier(
   messages: SlackMessage[],
 ): Promise<void> {
   for (const m of earlier.filter((e) => e.stream)) {
-    await target.client.apiCall('chat.stopStream', { channel: target.channel, ts: m.ts }).catch(() => undefined);
+    await target.client
+      .apiCall('chat.stopStream', { channel: target.channel, ts: m.ts })
+      .catch((err: unknown) =>
+        log.warn(
+          { code: slackErrorCode(err), method: 'chat.stopStream', ts: m.ts },
+          'slack replay could not stop the stream an earlier run left open',
+        ),
+      );
   }
   const shown = messages.filter((m) => m.blocks.length);
   for (const [i, message] of shown.entries()) {

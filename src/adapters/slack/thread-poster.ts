@@ -36,11 +36,12 @@ export const turnMetadata = (turnId: string) => ({ event_type: TURN_METADATA_TYP
 /**
  * Messages an earlier run of this turn posted in the thread (by their metadata), for a replay
  * whose dead run posted but did not live to record the ts. Empty when Slack returns no
- * metadata or the lookup fails: the replay then posts as before.
+ * metadata or the lookup fails (logged at warn): the replay then posts as before.
  */
 export async function postsOfEarlierRun(
   target: Pick<ThreadTarget, 'client' | 'channel' | 'threadTs'>,
   turnId: string,
+  log: Logger,
   /** The dead run was starting a stream at this time (unix seconds): our untagged messages from then on are its stream. */
   streamSince?: number,
 ): Promise<{ ts: string; stream: boolean }[]> {
@@ -62,7 +63,12 @@ export async function postsOfEarlierRun(
         ? [{ ts: m.ts, stream: true }]
         : [];
     });
-  } catch {
+  } catch (err) {
+    // The replay then posts again: say so, or a duplicate answer in the thread has no trace.
+    log.warn(
+      { code: slackErrorCode(err), method: 'conversations.replies', turn: turnId },
+      "slack replay could not look for an earlier run's messages; it may post its answer again",
+    );
     return [];
   }
 }
@@ -86,7 +92,7 @@ export class ThreadPoster {
 
   constructor(
     readonly target: ThreadTarget,
-    private readonly log: Logger,
+    readonly log: Logger,
     /** Called with each message's ts as soon as Slack created it (the inbox records it for replays). */
     private readonly onPosted: (ts: string) => Promise<void> = async () => undefined,
   ) {}

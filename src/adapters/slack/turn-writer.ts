@@ -13,6 +13,7 @@ import {
 } from './live-deliveries.js';
 import { streamableLength } from './inert.js';
 import { MarkdownBudget } from './markdown-budget.js';
+import { earlierMessages, findMarker, formatMarker, parseMarkers, type ReplayMarker } from './replay-marker.js';
 import { noticeMessage, renderReply, type SlackMessage } from './render.js';
 import { slackErrorCode } from './slack-errors.js';
 import { isUnwritable, ThreadPoster, type ThreadTarget } from './thread-poster.js';
@@ -26,26 +27,13 @@ export interface WriterOptions {
   /** Fallback (no streaming): the live message is updated at most this often. */
   updateIntervalMs?: number;
   /**
-   * What an earlier run of this turn recorded (`post:<ts>`, `stream:<ts>`, `files`): when it
+   * What an earlier run of this turn recorded (replay markers, see replay-marker.ts): when it
    * names messages, this run edits them with the final answer instead of posting again.
    */
-  recorded?: string[];
+  recorded?: readonly string[];
   /** Records each message's ts (and the files' upload) as soon as Slack has it. */
   record?: (id: string) => Promise<void>;
 }
-
-/** Recorded markers: `post:<ts>` and `stream:<ts>` name our messages in the thread. */
-export const POST_MARK = 'post:';
-const POST = POST_MARK;
-export const STREAM_MARK = 'stream:';
-const STREAM = STREAM_MARK;
-export const FILES_MARK = 'files';
-/**
- * Recorded before a stream starts (`stream-intent:<unix seconds>`): a stream carries no metadata
- * until it is stopped, so a run that dies between Slack starting it and recording its ts leaves
- * only this; a replay then looks for our untagged message from that moment on.
- */
-export const STREAM_INTENT_MARK = 'stream-intent:';
 
 export interface DeliveryResult {
   mode: 'post' | 'stream' | 'fallback';
@@ -87,7 +75,7 @@ export class TurnWriter {
   private readonly flushMs: number;
   private readonly updateMs: number;
   private readonly log: Logger;
-  private readonly recorded: string[];
+  private readonly recorded: ReplayMarker[];
   private readonly record: (id: string) => Promise<void>;
   /** Messages an earlier run of this turn left in the thread; non-empty: this run is a replay. */
   private readonly earlier: { ts: string; stream: boolean }[];
@@ -102,21 +90,16 @@ export class TurnWriter {
     this.flushMs = opts.streamFlushMs ?? 1_000;
     this.updateMs = opts.updateIntervalMs ?? 1_000;
     this.log = opts.log.child({ channel: target.channel, thread: target.threadTs });
-    this.recorded = opts.recorded ?? [];
+    this.recorded = parseMarkers(opts.recorded ?? []);
     this.record = opts.record ?? (async () => undefined);
-    this.earlier = this.recorded.flatMap((r): { ts: string; stream: boolean }[] =>
-      r.startsWith(POST)
-        ? [{ ts: r.slice(POST.length), stream: false }]
-        : r.startsWith(STREAM)
-          ? [{ ts: r.slice(STREAM.length), stream: true }]
-          : [],
-    );
-    this.slack = new ThreadPoster(target, this.log, (ts) => this.remember(`${POST}${ts}`));
-    this.stream = new StreamDelivery(target, this.slack, (ts) => this.remember(`${STREAM}${ts}`));
+    this.earlier = earlierMessages(this.recorded);
+    this.slack = new ThreadPoster(target, this.log, (ts) => this.remember({ kind: 'post', ts }));
+    this.stream = new StreamDelivery(target, this.slack, (ts) => this.remember({ kind: 'stream', ts }));
   }
 
   /** A failed record only weakens a later replay (it may post again); the answer goes on. */
-  private async remember(id: string): Promise<void> {
+  private async remember(marker: ReplayMarker): Promise<void> {
+    const id = formatMarker(marker);
     await this.record(id).catch((err: unknown) =>
       this.log.warn({ err, id }, 'could not record a posted Slack message in the inbox'),
     );
@@ -226,7 +209,7 @@ export class TurnWriter {
     try {
       if (starting && !this.intentRecorded) {
         this.intentRecorded = true;
-        await this.remember(`${STREAM_INTENT_MARK}${(Date.now() / 1000).toFixed(3)}`);
+        await this.remember({ kind: 'stream-intent', at: Date.now() / 1000 });
       }
       await this.stream.append(args);
       this.mode = 'stream';
@@ -315,9 +298,9 @@ export class TurnWriter {
 
   private async uploadFiles(reply: Reply): Promise<void> {
     const files = reply.blocks.flatMap((b) => (b.type === 'file' ? [b.file] : []));
-    if (!files.length || this.recorded.includes(FILES_MARK)) return;
+    if (!files.length || findMarker(this.recorded, 'files')) return;
     await this.slack.uploadFiles(files);
-    await this.remember(FILES_MARK);
+    await this.remember({ kind: 'files' });
   }
 
   // ── a replay: an earlier run died after posting; its messages get the final answer ──────

@@ -11,6 +11,7 @@ import { postEvent } from '../../fakes/slack/signing.js';
 import { startFakeSlack, type FakeSlack } from '../../fakes/slack/web-api.js';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
 import { serveConfig } from '../../helpers/harness.js';
+import { inboxIdle } from '../../helpers/inbox-idle.js';
 import { testTools } from '../../helpers/test-tools.js';
 import { eventBody, freshTs, mention } from './setup.js';
 
@@ -48,7 +49,8 @@ describe.skipIf(!REDIS_URL)('Slack over HTTP with the Redis inbox down', () => {
     await proxy.down();
     const refused = await postEvent(`${app.url}/slack/events`, body, { secret });
     expect(refused.status).toBe(500);
-    await new Promise((r) => setTimeout(r, 300));
+    // Nothing was recorded, so nothing can run it: the model was never asked, the thread is empty.
+    expect(llm.requestsTo('/chat/completions')).toHaveLength(0);
     expect(slack.threadReplies('C0CHAN1', post.ts)).toEqual([]);
 
     await proxy.up();
@@ -64,7 +66,8 @@ describe.skipIf(!REDIS_URL)('Slack over HTTP with the Redis inbox down', () => {
     await slack.waitFor(() => slack.threadReplies('C0CHAN1', post.ts).length === 1, 'the answer', 15_000);
     // A further retry after the answer is a duplicate: still one answer.
     expect((await postEvent(`${app.url}/slack/events`, body, { secret, retryNum: 99 })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 500));
+    await inboxIdle(app.sb.inbox);
     expect(slack.threadReplies('C0CHAN1', post.ts).map((m) => m.text)).toEqual(['Recorded, then answered.']);
+    expect(llm.requestsTo('/chat/completions')).toHaveLength(1);
   }, 40_000);
 });

@@ -6,9 +6,11 @@
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TurnEvent } from '../../../src/contract/turn.js';
+import { findMarker, parseMarkers } from '../../../src/adapters/slack/replay-marker.js';
 import { postsOfEarlierRun } from '../../../src/adapters/slack/thread-poster.js';
 import { TurnWriter } from '../../../src/adapters/slack/turn-writer.js';
 import { silentLogger } from '../../../src/logger.js';
+import { captureLogs } from '../../helpers/harness.js';
 import { startFakeSlack, type FakeSlack } from '../../fakes/slack/web-api.js';
 import { freshTs } from './setup.js';
 
@@ -87,7 +89,7 @@ describe('Slack delivery on replay', () => {
       { log: silentLogger(), streamFlushMs: 20, recorded: [] },
     ).deliver(events(answer('Another answer.')));
 
-    const found = await postsOfEarlierRun(target(thread), turnId);
+    const found = await postsOfEarlierRun(target(thread), turnId, silentLogger());
     expect(found).toEqual([{ ts: first!.ts, stream: false }]);
     const postsBefore = slack.callsTo('chat.postMessage').length;
     await new TurnWriter(
@@ -165,7 +167,12 @@ describe('Slack delivery on replay', () => {
     );
     expect(recorded).toHaveLength(1);
 
-    const found = await postsOfEarlierRun(target(thread), turnId, Number(recorded[0]!.slice('stream-intent:'.length)));
+    const found = await postsOfEarlierRun(
+      target(thread),
+      turnId,
+      silentLogger(),
+      findMarker(parseMarkers(recorded), 'stream-intent')?.at,
+    );
     const open = slack.threadReplies(CHANNEL, thread).find((m) => m.stream?.state === 'in_progress')!;
     expect(found).toEqual([{ ts: open.ts, stream: true }]);
     await new TurnWriter(
@@ -206,6 +213,36 @@ describe('Slack delivery on replay', () => {
     const [only, ...rest] = slack.threadReplies(CHANNEL, thread);
     expect(rest).toEqual([]);
     expect(only!.text).toMatch(/language model/);
+  });
+  it('a replay that cannot look for its earlier messages says so at warn (it may post again), and goes on', async () => {
+    const thread = freshTs();
+    const { log, logs } = captureLogs('debug');
+    slack.failNext('conversations.replies', { error: 'ratelimited' });
+    expect(await postsOfEarlierRun(target(thread), 'slack:EvLost', log)).toEqual([]);
+    expect(logs.lines).toContainEqual(
+      expect.objectContaining({
+        level: 40,
+        code: 'ratelimited',
+        method: 'conversations.replies',
+        turn: 'slack:EvLost',
+      }),
+    );
+  });
+
+  it('a replay whose earlier stream cannot be stopped logs it at warn and still edits the message', async () => {
+    const thread = freshTs();
+    const recorded: string[] = [];
+    await writer(thread, [], recorded).deliver(events(answer('First run answer.')));
+    const ts = slack.threadReplies(CHANNEL, thread)[0]!.ts;
+    const { log, logs } = captureLogs('debug');
+    slack.failNext('chat.stopStream', { error: 'message_not_in_streaming_state' });
+    await new TurnWriter(target(thread), { log, streamFlushMs: 20, recorded: [`stream:${ts}`] }).deliver(
+      events(answer('Replayed answer.')),
+    );
+    expect(logs.lines).toContainEqual(
+      expect.objectContaining({ level: 40, code: 'message_not_in_streaming_state', method: 'chat.stopStream' }),
+    );
+    expect(slack.threadReplies(CHANNEL, thread).map((m) => m.text)).toEqual(['Replayed answer.']);
   });
 
   it('a replay’s edits and a file’s title and comment are inert too: no live special mention, no unfurl', async () => {

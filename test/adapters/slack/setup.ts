@@ -19,6 +19,8 @@ import { runAdapter, startHarness, type Harness } from '../../helpers/harness.js
 
 export const SIGNING_SECRET = 'fake-signing-secret-for-tests';
 export const BOT_USER = 'U00FAKEBOT01';
+/** The rig's fallback update interval (1 s by default), short so pacing tests stay quick. */
+export const RIG_UPDATE_INTERVAL_MS = 300;
 
 /** Test-only agent extensions: a `/quote` command and a paging button that answers without the model. */
 export const slackTestExtension: AgentExtension = {
@@ -80,7 +82,7 @@ export async function startSlackRig(opts: {
   });
   const adapter = createSlackAdapter(h.sb, {
     socketClientPingTimeoutMs: 200,
-    writer: { updateIntervalMs: 300, streamFlushMs: 50 },
+    writer: { updateIntervalMs: RIG_UPDATE_INTERVAL_MS, streamFlushMs: 50 },
   });
   if (!adapter) throw new Error('the Slack adapter was not created');
   let server: RunningServer | undefined;

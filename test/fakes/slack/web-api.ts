@@ -20,6 +20,8 @@ export interface SlackCall {
   method: string;
   args: Record<string, unknown>;
   token: string | undefined;
+  /** When the call arrived (performance.now()), to check pacing. */
+  at: number;
 }
 
 export interface FakeMessage {
@@ -171,7 +173,7 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     const token =
       /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ??
       (typeof args.token === 'string' ? args.token : undefined);
-    calls.push({ method, args, token });
+    calls.push({ method, args, token, at: performance.now() });
 
     const failure = failures.get(method)?.shift();
     if (failure) {

@@ -242,6 +242,8 @@ describe('generate_image on its own provider (IMAGE_BASE_URL, IMAGE_API_KEY)', (
   };
 
   it('asks an image-output chat model (OpenRouter style) with its own key, and attaches the PNG', async () => {
+    // The image model's one chat call (answered with the fake's PNG in `message.images`).
+    imageProvider.script({ text: 'Here is the image.' });
     const reply = await runWith({
       IMAGE_API_KEY: 'sk-or-image-key',
       IMAGE_MODEL: 'google/gemini-2.5-flash-image',

@@ -72,7 +72,7 @@ function defineTokenTests(label: string, open: () => Promise<{ port: AdminDataPo
       fetch(`${withToken.url}/api/usage?${query}`, { headers: { authorization: `Bearer ${token}` } });
     /** The tenant the model was told it serves, from the last request's system prompt. */
     const servedTenant = () =>
-      /team assistant for ([^.]+)\./.exec(
+      /team assistant for ([^,.]+)[,.]/.exec(
         String(sentMessages(h.llm.lastRequest('/chat/completions')!.body).find((m) => m.role === 'system')?.content),
       )?.[1];
 

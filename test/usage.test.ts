@@ -304,8 +304,10 @@ describe.each(costStores)('cost in the ledger on %s', (_name, open) => {
     };
   };
   const usageOf = async (h: Harness, thread: string) => {
-    const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, data: h.sb.data });
-    return (await (await app.request(`/api/usage?threadId=${thread}`)).json()) as Record<string, unknown>;
+    // /api/usage always needs API_TOKEN (closed by default).
+    const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, data: h.sb.data, apiToken: 'usage-token' });
+    const auth = { headers: { authorization: 'Bearer usage-token' } };
+    return (await (await app.request(`/api/usage?threadId=${thread}`, auth)).json()) as Record<string, unknown>;
   };
 
   it('keeps the cached and reasoning tokens the model reported and the cost at the catalogue’s price, in the row and in /api/usage', async () => {

@@ -306,6 +306,16 @@ const RULES: Rule[] = [
 ];
 
 export const INJECTION_THRESHOLD = 0.7;
+/**
+ * The learned scorer decides only from this many words up: it was trained on prompts, and on a
+ * chat's two-word replies its scores are noise ("and you?" scored 0.88, "hello" 0.49). Shorter
+ * messages are judged by the rules alone; an instruction that overrides a bot needs more words.
+ */
+export const MODEL_MIN_WORDS = 4;
+
+function wordCount(text: string): number {
+  return text.trim().split(/\s+/u).filter(Boolean).length;
+}
 /** Attacks put their instructions early; a long paste is scanned this far. */
 export const SCAN_CHARS = 12_000;
 
@@ -328,7 +338,7 @@ export function detectInjection(text: string): InjectionVerdict {
   const rules = detectWithRules(text);
   const model = loadInjectionModel();
   const modelScore = Math.round(scoreWithModel(model, text) * 1000) / 1000;
-  const learned = modelScore >= model.threshold;
+  const learned = modelScore >= model.threshold && wordCount(text) >= MODEL_MIN_WORDS;
   return {
     flagged: rules.flagged || learned,
     score: rules.score,

@@ -357,7 +357,7 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
 
       it('finds a booking for a guest only with its phone or email too, without email, notes or the full phone', async () => {
         const guest = (args: { customer_phone?: string; customer_email?: string }, booking_id = 'HP-1100') =>
-          port.call('get_booking_for_guest', { tenant_id: t(), booking_id, ...args }, rows.bookingRow);
+          port.call('get_booking_for_guest', { tenant_id: c(), booking_id, ...args }, rows.bookingRow);
         // Sarah's number is stored as '0412 345 678'.
         for (const phone of ['0412 345 678', '+61 412 345 678', '+61 (0)412-345-678', '0061412345678', '412345678']) {
           const [found] = await guest({ customer_phone: phone });
@@ -387,7 +387,7 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
         // James's booking (stored as '+61 423 118 904'): found with his number written locally, not with Sarah's.
         const [james] = await port.call(
           'get_latest_booking',
-          { tenant_id: t(), customer_phone: '+61 423 118 904' },
+          { tenant_id: c(), customer_phone: '+61 423 118 904' },
           rows.bookingRow,
         );
         expect(james?.customer_name).toBe('James Nguyen');

@@ -48,8 +48,8 @@ describe('learned injection scorer', () => {
     expect(attacks.length).toBeGreaterThan(30);
     expect(benign.length).toBeGreaterThan(3000);
     const flagged = (text: string) => detectInjection(clean(text)).flagged;
-    // measured: 69.2% (27/39) recall, 0.13% (5/3952) false positives; bounds = measured minus a margin
-    expect(attacks.filter((r) => flagged(r.text)).length / attacks.length).toBeGreaterThanOrEqual(0.6);
+    // measured: 61.5% (24/39) recall, 0.13% (5/3952) false positives; bounds = measured minus a margin
+    expect(attacks.filter((r) => flagged(r.text)).length / attacks.length).toBeGreaterThanOrEqual(0.55);
     expect(benign.filter((r) => flagged(r.text)).length / benign.length).toBeLessThanOrEqual(0.005);
   });
 

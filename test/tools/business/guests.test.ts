@@ -18,6 +18,10 @@ import { noticeWithoutPostgres, openPgliteTestPort, openPostgresTestPort, testCo
 import { captureLogs, collect, message, replyOf, startHarness, type Harness } from '../../helpers/harness.js';
 import { startTcpProxy } from '../../helpers/tcp-proxy.js';
 import { toolResults } from './fixtures.js';
+import { peer } from '../../helpers/peer.js';
+
+/** The demo clinic's tenant (`harbourside`), reached as its workspace. */
+const CLINIC = 'harbourside';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 noticeWithoutPostgres('the guest booking lookups');
@@ -79,7 +83,9 @@ describe.each(transports)('booking lookups by guests and members ($name)', ({ op
   async function lookup(tool: string, args: Record<string, unknown>, over: Partial<IncomingMessage>) {
     const seen = llm.requestsTo('/chat/completions').length;
     llm.script({ toolCalls: [{ name: tool, arguments: args }] }, { text: 'Here you go.' });
-    const events = await collect(h.sb.agent.handle(message('My booking?', { threadId: `guests-${++n}`, ...over })));
+    const events = await collect(
+      h.sb.agent.handle(message('My booking?', { workspaceId: CLINIC, threadId: `guests-${++n}`, ...over })),
+    );
     const second = llm.requestsTo('/chat/completions')[seen + 1];
     expect(llm.remaining()).toBe(0);
     return { result: toolResults(second).at(-1) ?? '', reply: replyOf(events) };
@@ -94,11 +100,16 @@ describe.each(transports)('booking lookups by guests and members ($name)', ({ op
       { toolCalls: [{ name: 'get_booking_by_id', arguments: { booking_id: 'HP-1100' } }] },
       { text: 'Could you give me the phone number or email on the booking?' },
     );
-    const res = await app.request('/api/chat', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ message: 'Show me booking HP-1100', userId: `anon-${randomUUID()}` }),
-    });
+    // A loopback caller without API_TOKEN: a guest, who may name the clinic's tenant for local use.
+    const res = await app.request(
+      '/api/chat',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'Show me booking HP-1100', tenant: CLINIC }),
+      },
+      peer(),
+    );
     expect(res.status).toBe(200);
     const body = (await res.json()) as { response: string; blocks: Block[]; toolCalls: { ok: boolean }[] };
     const result = toolResults(llm.requestsTo('/chat/completions').at(-1)).at(-1);
@@ -267,7 +278,7 @@ describe('BOOKING_LOOKUP_FAILURES_PER_HOUR', () => {
           },
           { text: 'ok' },
         );
-        await collect(h.sb.agent.handle(message('booking?', { threadId: `t-${i}`, ...user })));
+        await collect(h.sb.agent.handle(message('booking?', { workspaceId: CLINIC, threadId: `t-${i}`, ...user })));
         results.push(toolResults(h.llm.requestsTo('/chat/completions').at(-1)).at(-1) ?? '');
       }
       expect(results[0]).toMatch(/^No booking found/);
@@ -301,7 +312,7 @@ describe.skipIf(!REDIS_URL)('failed booking lookups on Redis', () => {
           },
           { text: 'ok' },
         );
-        await collect(h.sb.agent.handle(message('booking?', { threadId: `r-${i}`, ...user })));
+        await collect(h.sb.agent.handle(message('booking?', { workspaceId: CLINIC, threadId: `r-${i}`, ...user })));
         results.push(toolResults(h.llm.requestsTo('/chat/completions').at(-1)).at(-1) ?? '');
       }
       expect(results.slice(0, 5).every((r) => r.startsWith('No booking found'))).toBe(true);

@@ -4,7 +4,16 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sentMessages } from '../../helpers/harness.js';
-import { eventBody, freshTs, postEvent, sign, startSlackRig, type SlackRig } from './setup.js';
+import {
+  eventBody,
+  fixture,
+  freshTs,
+  postEvent,
+  postInteraction,
+  sign,
+  startSlackRig,
+  type SlackRig,
+} from './setup.js';
 
 let rig: SlackRig;
 beforeAll(async () => {
@@ -43,5 +52,32 @@ describe('Slack events that are not a person talking to the bot', () => {
     const asked = rig.llm.requestsTo('/chat/completions').map((r) => sentMessages(r.body).at(-1)?.content);
     expect(asked).toEqual([expect.stringContaining('hello')]);
     expect(rig.slack.messages.filter((m) => m.channel === 'D0SLACKBOT')).toEqual([]);
+  });
+});
+
+describe('Slack clicks on a message only the clicker sees', () => {
+  it('answers a button on an ephemeral message through its response_url, privately, not in a thread of the ephemeral’s ts', async () => {
+    const { channel_post_action } = fixture('channel.slack.json');
+    const payload = structuredClone(channel_post_action!) as {
+      actions: Record<string, unknown>[];
+      container: Record<string, unknown>;
+      response_url: string;
+    };
+    payload.actions[0] = { ...payload.actions[0], action_id: 'campaigns.more#2', value: '2' };
+    payload.container = { ...payload.container, is_ephemeral: true };
+    payload.response_url = rig.slack.responseUrl();
+    expect((await postInteraction(rig.eventsUrl, payload, sign())).status).toBe(200);
+    await rig.slack.waitFor(() => rig.slack.responses.length > 0, 'the answer through response_url');
+    const [answer] = rig.slack.responses;
+    expect(answer!.body).toMatchObject({
+      response_type: 'ephemeral',
+      replace_original: false,
+      text: 'Page 2',
+      unfurl_links: false,
+      unfurl_media: false,
+    });
+    expect(JSON.stringify(answer!.body.blocks)).toContain('*Autumn promo*');
+    expect(rig.slack.callsTo('chat.postMessage')).toEqual([]);
+    expect(rig.slack.messages).toEqual([]);
   });
 });

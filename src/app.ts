@@ -88,7 +88,7 @@ export async function createSwitchboard(
       data: data.kind,
       vectors: data.vectorsAvailable,
       state: config.REDIS_URL ? 'redis' : 'memory',
-      tools: registry.tools.map((t) => t.name),
+      tools: registry.tools.length,
       model: llm.model,
       prices: pricing.source(llm.model) ?? 'unknown',
       historyMaxTokens: config.HISTORY_MAX_TOKENS,

@@ -57,7 +57,7 @@ export function createLogger(
         err: (err: unknown) => {
           if (!(err instanceof Error)) return { message: String(err) };
           const out: Record<string, unknown> = { type: err.name, message: scrubSecrets(err.message) };
-          if (level === 'debug' || level === 'trace') out.stack = err.stack;
+          if ((level === 'debug' || level === 'trace') && err.stack) out.stack = scrubSecrets(err.stack);
           return out;
         },
       },

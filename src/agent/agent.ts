@@ -70,6 +70,14 @@ export interface Agent {
 
 const MAX_TOOL_ERRORS = 3;
 
+/** What the turn's summary log line says, filled in as the turn goes. */
+interface TurnSummary {
+  tenant?: string;
+  outcome: string;
+  usage?: Usage;
+  tools?: number;
+}
+
 export function createAgent(deps: AgentDeps): Agent {
   const { config, llm, registry, data, store, lock, log } = deps;
   /** Set from the model's context window by the composition root when the setting is unset. */
@@ -131,8 +139,10 @@ export function createAgent(deps: AgentDeps): Agent {
     emit: (e: TurnEvent) => void,
     outer: AbortSignal | undefined,
     turnSignal: (s: AbortSignal) => void,
+    seen: TurnSummary,
   ): Promise<void> {
     const tenant = await tenantOf(message);
+    seen.tenant = tenant.slug ?? tenant.id;
     // Structural: every adapter's turn passes here, so no call site can forget the limits or the budget.
     const flood = await rateLimits.message({ tenantId: tenant.id, platform: message.platform, userId: message.userId });
     if (!flood.ok) {
@@ -314,14 +324,24 @@ export function createAgent(deps: AgentDeps): Agent {
       const message = sanitizeMessage(raw);
       const channel = createEventChannel<TurnEvent>();
       let signal: AbortSignal | undefined;
+      const started = performance.now();
+      const seen: TurnSummary = { outcome: 'answered' };
       turn(
         message,
-        (e) => channel.push(e),
+        (e) => {
+          if (e.type === 'done') {
+            seen.usage = e.usage;
+            seen.tools = e.toolCalls.length;
+          }
+          channel.push(e);
+        },
         outer,
         (s) => (signal = s),
+        seen,
       )
         .catch((err: unknown) => {
           const safe = toUserError(err, signal);
+          seen.outcome = safe.code;
           const level = safe.code === 'internal' ? 'error' : 'warn';
           log[level]({ err, code: safe.code, platform: message.platform, messageId: message.messageId }, 'turn failed');
           channel.push({
@@ -332,7 +352,22 @@ export function createAgent(deps: AgentDeps): Agent {
             ...(safe.notify ? {} : { notify: false }),
           });
         })
-        .finally(() => channel.close());
+        .finally(() => {
+          // The one info line of a turn; its steps, tool calls and deliveries are at debug.
+          log.info(
+            {
+              platform: message.platform,
+              tenant: seen.tenant,
+              outcome: seen.outcome,
+              ms: Math.round(performance.now() - started),
+              promptTokens: seen.usage?.promptTokens ?? 0,
+              completionTokens: seen.usage?.completionTokens ?? 0,
+              tools: seen.tools ?? 0,
+            },
+            'turn',
+          );
+          channel.close();
+        });
       return channel;
     },
   };

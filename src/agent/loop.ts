@@ -80,7 +80,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       },
     });
     addUsage(usage, completion.usage);
-    log.info(
+    log.debug(
       {
         step,
         latencyMs: Math.round(performance.now() - started),
@@ -189,7 +189,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
         latencyMs: run.latencyMs,
         ...(run.ok ? {} : { error: run.code }),
       });
-      log.info({ tool: call.name, ok: run.ok, latencyMs: run.latencyMs, kind: run.ok ? 'ok' : run.kind }, 'tool call');
+      log.debug({ tool: call.name, ok: run.ok, latencyMs: run.latencyMs, kind: run.ok ? 'ok' : run.kind }, 'tool call');
       // Every result reaches the model fenced as data, whatever the tool: page text, imported rows and files are written by others.
       messages.push({
         role: 'tool',

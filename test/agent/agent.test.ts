@@ -81,6 +81,35 @@ describe('agent loop', () => {
     expect(done?.type === 'done' && done.toolCalls.map((c) => c.tool)).toEqual(['get_weather', 'get_time']);
   });
 
+  it('logs one info line per turn (platform, tenant, outcome, ms, tokens); its steps and tool calls at debug', async () => {
+    llm.script(
+      {
+        toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }],
+        usage: { prompt_tokens: 30, completion_tokens: 4 },
+      },
+      { text: 'Rainy.', usage: { prompt_tokens: 40, completion_tokens: 3 } },
+    );
+    const from = h.logs.lines.length;
+    await collect(h.sb.agent.handle(message('weather in Oslo?', { threadId: nextThread() })));
+    const lines = h.logs.lines.slice(from);
+    const info = lines.filter((l) => Number(l.level) >= 30);
+    expect(info).toEqual([
+      expect.objectContaining({
+        msg: 'turn',
+        platform: 'http',
+        tenant: expect.any(String),
+        outcome: 'answered',
+        ms: expect.any(Number),
+        promptTokens: 70,
+        completionTokens: 7,
+        tools: 1,
+      }),
+    ]);
+    expect(lines.filter((l) => l.msg === 'agent step' || l.msg === 'tool call').map((l) => l.level)).toEqual([
+      20, 20, 20,
+    ]);
+  });
+
   it('offers tools as strict JSON Schema and only those whose offer() is true', async () => {
     llm.script(
       { toolCalls: [{ name: 'get_weather', arguments: { city: 'Bergen' } }] },

@@ -21,7 +21,7 @@ export interface LogCapture {
   text(): string;
 }
 
-export function captureLogs(level = 'info'): { log: Logger; logs: LogCapture } {
+export function captureLogs(level = 'debug'): { log: Logger; logs: LogCapture } {
   const lines: Record<string, unknown>[] = [];
   const raw: string[] = [];
   const log = createLogger(level, {

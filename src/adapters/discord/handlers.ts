@@ -332,7 +332,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
         .record(DELIVERED)
         .catch((err: unknown) => entryLog.warn({ err }, 'could not record a delivered Discord turn'));
       const ms = Math.round(performance.now() - started);
-      entryLog.info(
+      entryLog.debug(
         { replay: earlier.length > 0, ms, waitedMs: Math.max(0, Date.now() - d.entry.receivedAt - ms) },
         'discord turn delivered',
       );

@@ -19,7 +19,7 @@ import {
   type SlackContext,
 } from './normalize.js';
 import { inertMessage, type SlackAudience } from './inert.js';
-import { noticeMessage } from './render.js';
+import { noticeMessage, renderReply } from './render.js';
 import { explainSlackError, slackErrorCode } from './slack-errors.js';
 import type { SlackState } from './slack-state.js';
 import { escapeMrkdwn } from './text.js';
@@ -51,7 +51,7 @@ export interface HandlerDeps {
 export type SlackWork = (
   | { kind: 'message'; message: IncomingMessage; userTeamId?: string; assistant: boolean; mentions?: string[] }
   | { kind: 'command'; request: CommandRequest; responseUrl?: string }
-  | { kind: 'action'; message: IncomingMessage; userTeamId?: string; responseUrl?: string }
+  | { kind: 'action'; message: IncomingMessage; userTeamId?: string; responseUrl?: string; ephemeral?: boolean }
 ) & {
   /** Whose installation answers (Bolt's authorize query); absent in entries recorded before OAuth existed. */
   auth?: SlackAuth;
@@ -205,6 +205,7 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
         message,
         userTeamId: n.userTeamId,
         responseUrl,
+        ...(n.ephemeral ? { ephemeral: true } : {}),
         auth: authOf(context),
       });
     } catch (err) {
@@ -244,6 +245,7 @@ async function deliver(d: Delivery<SlackWork>, deps: HandlerDeps): Promise<void>
     return;
   }
   if (work.kind === 'command') return deliverCommand(d, work, client, deps);
+  if (work.kind === 'action' && work.ephemeral) return deliverEphemeralClick(d, work, client, deps);
   const { message } = work;
   // An AI-app thread is named after its first question.
   if (
@@ -273,6 +275,47 @@ async function deliver(d: Delivery<SlackWork>, deps: HandlerDeps): Promise<void>
     },
     deps,
   );
+}
+
+/**
+ * A click on a button of an ephemeral message (one only the clicker sees): the ephemeral's ts is
+ * no message of the channel, so there is no thread to answer in. The answer goes back privately
+ * through the click's response_url (valid 30 minutes), rendered and made inert like any other.
+ */
+async function deliverEphemeralClick(
+  d: Delivery<SlackWork>,
+  work: Extract<SlackWork, { kind: 'action' }>,
+  client: webApi.WebClient,
+  deps: HandlerDeps,
+): Promise<void> {
+  const { log } = deps;
+  if (findMarker(parseMarkers(d.recorded), 'delivered')) return;
+  if (!work.responseUrl) {
+    log.warn({ entry: d.entry.id }, 'slack click on an ephemeral message without a response_url: nowhere to answer');
+    return;
+  }
+  const message = { ...work.message, role: await deps.roles.of(client, work.message.workspaceId, work.message.userId) };
+  const audience: SlackAudience = { people: new Set([message.userId]), unfurlDomains: deps.unfurlDomains };
+  const bodies: object[] = [];
+  for await (const event of untilAborted(deps.agent.handle(message, d.signal), d.signal)) {
+    if (event.type === 'reply')
+      for (const m of renderReply(event.reply).messages) bodies.push(inertMessage({ ...m }, audience));
+    else if (event.type === 'error' && event.notify !== false)
+      bodies.push(inertMessage({ ...noticeMessage(event.message) }, audience));
+  }
+  for (const body of bodies) {
+    const res = await fetch(work.responseUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, ...body }),
+      signal: AbortSignal.timeout(10_000),
+    }).catch((err: unknown) => {
+      log.warn({ err }, 'slack response_url failed');
+      return undefined;
+    });
+    if (res && !res.ok) log.warn({ status: res.status }, 'slack response_url refused the answer');
+  }
+  await d.record(formatMarker({ kind: 'delivered' })).catch(() => {});
 }
 
 /** A slash command: its visible root message opens the thread (once, even on a replay), then the turn. */
@@ -414,7 +457,7 @@ async function runTurn(
   await d
     .record(formatMarker({ kind: 'delivered' }))
     .catch((err: unknown) => deps.log.warn({ err }, 'could not record a delivered Slack turn'));
-  deps.log.info(
+  deps.log.debug(
     {
       platform: 'slack',
       channel: message.channelId,

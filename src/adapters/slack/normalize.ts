@@ -169,7 +169,12 @@ const blockAction = z.object({
   enterprise: z.object({ id: z.string() }).nullish(),
   trigger_id: z.string().optional(),
   container: z
-    .object({ message_ts: z.string().optional(), channel_id: z.string().optional(), thread_ts: z.string().optional() })
+    .object({
+      message_ts: z.string().optional(),
+      channel_id: z.string().optional(),
+      thread_ts: z.string().optional(),
+      is_ephemeral: z.boolean().optional(),
+    })
     .optional(),
   channel: z.object({ id: z.string() }).optional(),
   message: z.object({ ts: z.string(), thread_ts: z.string().optional() }).optional(),
@@ -189,7 +194,7 @@ const blockAction = z.object({
 export function normalizeAction(
   raw: unknown,
   ctx: SlackContext,
-): { message: IncomingMessage; dedupKey: string; userTeamId?: string } | undefined {
+): { message: IncomingMessage; dedupKey: string; userTeamId?: string; ephemeral: boolean } | undefined {
   const parsed = blockAction.safeParse(raw);
   if (!parsed.success) return undefined;
   const b = parsed.data;
@@ -217,5 +222,7 @@ export function normalizeAction(
     },
     dedupKey: `action:${b.trigger_id ?? `${channelId}:${messageTs}:${actionTs}:${b.user.id}`}`,
     userTeamId: b.user.team_id,
+    // A button on a message only its user sees: there is no thread to answer in, only its response_url.
+    ephemeral: b.container?.is_ephemeral === true,
   };
 }

@@ -105,7 +105,7 @@ export function createArtifactTools(config?: Partial<Pick<Config, 'ARTIFACT_MODE
       const lines = checked.code.split('\n').length;
       const lineCount = `${lines} line${lines === 1 ? '' : 's'}`;
       const preview = previewOf(checked.code);
-      ctx.log.info({ tool: 'generate_artifact', type, bytes: data.byteLength, lines }, 'artifact generated');
+      ctx.log.debug({ tool: 'generate_artifact', type, bytes: data.byteLength, lines }, 'artifact generated');
       ctx.emit({
         type: 'tool_event',
         name: 'artifact_complete',

@@ -91,7 +91,7 @@ export function createBusinessLookups(settings: LookupSettings): BusinessLookups
       }
       cacheSet(ctx.state, req.key, value, req.ttlMs, now);
       metrics.businessLookups.inc({ tool: req.tool, result: 'load' });
-      ctx.log.info(
+      ctx.log.debug(
         { tool: req.tool, fn: req.fn, latencyMs: latency(), rows: req.size(value), cached: false },
         'business lookup',
       );

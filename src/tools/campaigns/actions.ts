@@ -25,7 +25,7 @@ function showMore(value: string, scope: TurnScope): Reply {
   const match = /^([\w-]{1,40}):(\d{1,4})$/.exec(value);
   const last = state.last;
   if (!match || !last || last.id !== match[1]) {
-    scope.log.info({ action: MORE_ACTION, stale: true }, 'campaign page');
+    scope.log.debug({ action: MORE_ACTION, stale: true }, 'campaign page');
     return {
       text: 'Those results are from an earlier search I no longer have. Ask again and I will search afresh.',
       blocks: [],
@@ -35,7 +35,7 @@ function showMore(value: string, scope: TurnScope): Reply {
   const offset = Number(match[2]);
   if (offset >= total) return { text: `That was all ${total} campaigns.`, blocks: [] };
   const end = Math.min(offset + PAGE_SIZE, total);
-  scope.log.info({ action: MORE_ACTION, offset, total }, 'campaign page');
+  scope.log.debug({ action: MORE_ACTION, offset, total }, 'campaign page');
   return {
     text: `Campaigns ${offset + 1}–${end} of ${total}.`,
     blocks: campaignPage({
@@ -53,7 +53,7 @@ function clearFilters(scope: TurnScope): Reply {
   if (isEmpty(state.filters)) return { text: 'No campaign filters are active in this thread.', blocks: [] };
   const labels = describeFilters(state.filters, scope.now());
   writeCampaignState(scope.state, { ...state, filters: {} });
-  scope.log.info({ action: CLEAR_ACTION, cleared: labels.length }, 'campaign filters cleared');
+  scope.log.debug({ action: CLEAR_ACTION, cleared: labels.length }, 'campaign filters cleared');
   return {
     text: `Cleared the campaign filters (${labels.join(' · ')}). New searches cover all campaigns.`,
     blocks: [],

@@ -87,7 +87,7 @@ export function aggregateTool(): AnyTool {
         (u) =>
           `${u.values.map((v) => `"${v}"`).join(', ')} matches no campaign, so it was not applied; known values: ${u.known.join(', ')}.`,
       );
-      ctx.log.info(
+      ctx.log.debug(
         { tool: 'aggregate_campaigns', groupBy, total: aggregation.total, groups: aggregation.groups },
         'campaign aggregation',
       );

@@ -131,7 +131,7 @@ export async function runCampaignSearch(req: SearchRequest, ctx: ToolContext, de
   const summary = found
     ? `${campaigns.length} campaign${campaigns.length === 1 ? '' : 's'}${kind !== req.kind ? ' (full-text fallback)' : ''}`
     : 'No campaigns found';
-  ctx.log.info(
+  ctx.log.debug(
     { tool: req.tool, kind, found: campaigns.length, filters: activeDimensions(filters), fallback: kind !== req.kind },
     'campaign search',
   );

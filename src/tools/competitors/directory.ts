@@ -37,7 +37,7 @@ async function loadCompetitorIds({
     competitorIdRow,
   );
   const latencyMs = Math.round(performance.now() - started);
-  log.info(
+  log.debug(
     { tenant: tenant.slug ?? tenant.id, competitors: rows.length, latencyMs },
     `Fetched ${rows.length} competitor IDs in ${latencyMs}ms`,
   );

@@ -97,7 +97,7 @@ export function createLookupCompetitorTool({ directory, timeoutMs }: LookupToolO
       }
 
       const chars = row.full_description.length;
-      ctx.log.info(
+      ctx.log.debug(
         { competitor: key, latencyMs, chars },
         `Fetched competitor '${key}' in ${latencyMs}ms (${formatChars(chars)} chars)`,
       );

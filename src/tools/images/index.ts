@@ -66,7 +66,7 @@ export function createImageTools(
       const name = `${fileSlug(prompt.split(/\s+/).slice(0, 8).join(' '), 'image', 50)}.${image.ext}`;
       const title = prompt.length <= 100 ? prompt : `${prompt.slice(0, 99).trimEnd()}…`;
       const preview = truncate(flatten(image.revisedPrompt ?? fullPrompt), PREVIEW_CHARS);
-      ctx.log.info(
+      ctx.log.debug(
         { tool: 'generate_image', model, bytes: image.data.byteLength, mime: image.mime, ms },
         'image generated',
       );

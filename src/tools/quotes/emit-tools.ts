@@ -132,7 +132,7 @@ function output(
   questions: string[],
 ): ToolOutput {
   // How often the server had to correct the model is worth watching per model.
-  ctx.log.info({ step, notes: notes.length, questions: questions.length }, 'quote result checked');
+  ctx.log.debug({ step, notes: notes.length, questions: questions.length }, 'quote result checked');
   const content = [
     `${recorded} and shown to the user.`,
     ...(notes.length ? [`Server checks: ${notes.join(' ')}`] : []),

@@ -73,7 +73,7 @@ export function createWebSearchTools(
       const key = `${CACHE_PREFIX}${maxResults}:${normalize(query)}`;
       const cached = cacheGet<CachedSearch>(ctx.state, key);
       if (cached) {
-        ctx.log.info({ tool: 'web_search', cached: true, results: cached.results.length }, 'web search');
+        ctx.log.debug({ tool: 'web_search', cached: true, results: cached.results.length }, 'web search');
         return deliver(ctx, { ...cached, original: query, cached: true });
       }
 
@@ -87,7 +87,7 @@ export function createWebSearchTools(
       });
       const rewriteMs = Math.round(performance.now() - started);
       const results = await search(client, rewritten.query, maxResults, ctx);
-      ctx.log.info(
+      ctx.log.debug(
         {
           tool: 'web_search',
           cached: false,

@@ -181,6 +181,70 @@ describe('gateway events Discord may send without fields discord.js expects', ()
   });
 });
 
+describe('gateway events with one field dropped at a time', () => {
+  // A slash command's INTERACTION_CREATE and a mention's MESSAGE_CREATE, each field dropped in
+  // turn; then an ordinary /ask must still be answered. Variants that are still a valid question
+  // reach the model: this bot has its own lenient fake model for them.
+  it('keeps answering after every malformed variant (the process survives them all)', async () => {
+    const lenient = await startFakeOpenAI({ lenient: true });
+    cleanup.push(() => lenient.close());
+    const discord = await fake();
+    const h = await startHarness({
+      env: discord.env(),
+      data,
+      llm: lenient,
+      tools: [reportTool],
+      extensions: [testExtension({ commands: [] })],
+    });
+    const adapter = createDiscordAdapter(h.sb)!;
+    cleanup.push(
+      () => h.close(),
+      async () => (await adapter.stop(), await h.sb.inbox.stop(2_000), await adapter.close?.()),
+    );
+    await adapter.start();
+    await h.sb.inbox.start();
+
+    const command = discord.commandPayload('ask', { question: 'variant?' }) as unknown as Record<string, unknown>;
+    let variants = 0;
+    for (const key of Object.keys(command)) {
+      const { [key]: _dropped, ...rest } = structuredClone(command);
+      discord.interact({ ...rest, id: snowflakeLike(), token: `t-${variants}` } as unknown as Parameters<
+        FakeDiscord['interact']
+      >[0]);
+      variants++;
+    }
+    const said = discord.world.createMessage(
+      {
+        channelId: discord.world.general.id,
+        author: discord.world.people.alice,
+        content: `<@${discord.world.bot.id}> hi`,
+      },
+      { dispatch: false },
+    ) as unknown as Record<string, unknown>;
+    const message: Record<string, unknown> = { ...said, guild_id: discord.world.guildOf(discord.world.general.id) };
+    for (const key of Object.keys(message)) {
+      const { [key]: _dropped, ...rest } = message;
+      discord.gateway.dispatch('MESSAGE_CREATE', { ...rest, id: snowflakeLike() });
+      variants++;
+    }
+    expect(variants).toBeGreaterThan(20);
+    await settle(discord);
+    lenient.script({ text: 'Still here after all of them.' });
+    const ask = discord.command('ask', { question: 'are you alive?' });
+    await discord.waitFor(
+      () => ask.originalId && discord.world.messages.get(ask.originalId)?.content === 'Still here after all of them.',
+      'the answer after the malformed variants',
+      30_000,
+    );
+  }, 120_000);
+});
+
+let snowflakeCounter = 0n;
+/** A fresh id in Discord's snowflake form, so no variant is deduplicated against another. */
+function snowflakeLike(): string {
+  return String(((BigInt(Date.now()) - 1420070400000n) << 22n) + ++snowflakeCounter);
+}
+
 describe('two gateway connections receiving the same events', () => {
   const setups = [
     { name: 'two adapters in one process (memory kv)', redis: false },

@@ -2,9 +2,21 @@
  * Payload shapes that real workspaces send and that once went wrong, replayed over signed HTTP
  * through the real app.
  */
+import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeOpenAI } from '../../fakes/openai-server.js';
 import { sentMessages } from '../../helpers/harness.js';
-import { eventBody, freshTs, postEvent, sign, startSlackRig, type SlackRig } from './setup.js';
+import {
+  eventBody,
+  fixture,
+  freshTs,
+  mention,
+  postEvent,
+  postInteraction,
+  sign,
+  startSlackRig,
+  type SlackRig,
+} from './setup.js';
 
 let rig: SlackRig;
 beforeAll(async () => {
@@ -45,3 +57,89 @@ describe('Slack events that are not a person talking to the bot', () => {
     expect(rig.slack.messages.filter((m) => m.channel === 'D0SLACKBOT')).toEqual([]);
   });
 });
+
+describe('Slack clicks on a message only the clicker sees', () => {
+  it('answers a button on an ephemeral message through its response_url, privately, not in a thread of the ephemeral’s ts', async () => {
+    const { channel_post_action } = fixture('channel.slack.json');
+    const payload = structuredClone(channel_post_action!) as {
+      actions: Record<string, unknown>[];
+      container: Record<string, unknown>;
+      response_url: string;
+    };
+    payload.actions[0] = { ...payload.actions[0], action_id: 'campaigns.more#2', value: '2' };
+    payload.container = { ...payload.container, is_ephemeral: true };
+    payload.response_url = rig.slack.responseUrl();
+    expect((await postInteraction(rig.eventsUrl, payload, sign())).status).toBe(200);
+    await rig.slack.waitFor(() => rig.slack.responses.length > 0, 'the answer through response_url');
+    const [answer] = rig.slack.responses;
+    expect(answer!.body).toMatchObject({
+      response_type: 'ephemeral',
+      replace_original: false,
+      text: 'Page 2',
+      unfurl_links: false,
+      unfurl_media: false,
+    });
+    expect(JSON.stringify(answer!.body.blocks)).toContain('*Autumn promo*');
+    expect(rig.slack.callsTo('chat.postMessage')).toEqual([]);
+    expect(rig.slack.messages).toEqual([]);
+  });
+});
+
+describe('recorded Slack events with one field dropped at a time', () => {
+  // Every event_callback body in the recorded fixtures, each field of the body and of its event
+  // dropped in turn, signed and sent; then an ordinary mention must still be answered. Variants
+  // that are still a valid question reach the model (a lenient fake answers those).
+  it('answers the next normal message after every malformed variant, and never answers 5xx to one', async () => {
+    const llm = await startFakeOpenAI({ lenient: true });
+    const own = await startSlackRig({ mode: 'http', llm });
+    try {
+      const bodies: Record<string, unknown>[] = [];
+      for (const name of readdirSync(new URL('../../fixtures/slack/events/', import.meta.url))) {
+        if (!name.endsWith('.json')) continue;
+        for (const value of Object.values(fixture<Record<string, unknown>>(name)))
+          if (isRecord(value) && value.type === 'event_callback' && isRecord(value.event)) bodies.push(value);
+      }
+      expect(bodies.length).toBeGreaterThan(10);
+      const statuses = new Set<number>();
+      let variants = 0;
+      for (const body of bodies) {
+        const event = body.event as Record<string, unknown>;
+        const drops: Record<string, unknown>[] = [
+          ...Object.keys(body).map((k) => withEventId(without(body, k))),
+          ...Object.keys(event).map((k) => withEventId({ ...body, event: without(event, k) })),
+        ];
+        for (const variant of drops) {
+          statuses.add((await postEvent(own.eventsUrl, variant, sign())).status);
+          variants++;
+        }
+      }
+      expect(variants).toBeGreaterThan(100);
+      expect([...statuses].filter((s) => s >= 500)).toEqual([]);
+      const ts = freshTs();
+      llm.script({ text: 'Still answering.' });
+      await postEvent(own.eventsUrl, eventBody(mention('are you there?', { ts, channel: 'C0AFTER' })), sign());
+      await own.slack.waitFor(
+        () => own.slack.threadReplies('C0AFTER', ts).some((m) => m.text === 'Still answering.'),
+        'the answer after the malformed variants',
+        30_000,
+      );
+    } finally {
+      await own.close();
+      await llm.close();
+    }
+  }, 120_000);
+});
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function without(o: Record<string, unknown>, key: string): Record<string, unknown> {
+  const { [key]: _dropped, ...rest } = o;
+  return rest;
+}
+
+/** A fresh event id (unless the variant drops it), so dedup does not swallow the variants. */
+function withEventId(body: Record<string, unknown>): Record<string, unknown> {
+  return 'event_id' in body ? { ...body, event_id: `Ev${freshTs().replace('.', '')}` } : body;
+}

@@ -91,7 +91,8 @@ describe.each(transports)('booking lookups by guests and members ($name)', ({ op
     return { result: toolResults(second).at(-1) ?? '', reply: replyOf(events) };
   }
   const asGuest = (userId = `guest-${randomUUID()}`) => ({ role: 'guest' as const, userId });
-  const reads = (fn: string) => h.logs.lines.filter((l) => l.msg === 'business lookup' && l.fn === fn).length;
+  const reads = (fn: string) =>
+    h.logs.lines.filter((l) => l.msg === 'business lookup' && l.cached === false && l.fn === fn).length;
 
   it('an anonymous HTTP caller (a guest) with only the reference is asked for the phone or email, and sees nothing of the customer', async () => {
     const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log }); // no API_TOKEN: callers are guests

@@ -130,7 +130,7 @@ describe('web_search', () => {
       },
     ]);
     const line = h.logs.lines.find((l) => l.msg === 'web search');
-    expect(line).toMatchObject({ level: 30, rewrite: 'rewritten', yearAdded: true, results: 2, cached: false });
+    expect(line).toMatchObject({ level: 20, rewrite: 'rewritten', yearAdded: true, results: 2, cached: false });
   });
 
   it('keeps a result that says "ignore previous instructions" inside the fence, as escaped data', async () => {

@@ -286,3 +286,22 @@ export function buildSplits() {
   const train = take(raw.train);
   return { train, validation, heldout, sameCollection };
 }
+
+/** Attacks flagged (tp of pos) and benign rows flagged (fp of neg) by `flag`. */
+export function confusion(rows: readonly { text: string; label: number }[], flag: (text: string) => boolean) {
+  let pos = 0;
+  let tp = 0;
+  let neg = 0;
+  let fp = 0;
+  for (const r of rows) {
+    const hit = flag(r.text);
+    if (r.label === 1) {
+      pos++;
+      if (hit) tp++;
+    } else {
+      neg++;
+      if (hit) fp++;
+    }
+  }
+  return { pos, tp, neg, fp };
+}

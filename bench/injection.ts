@@ -14,7 +14,14 @@
 import { readFileSync } from 'node:fs';
 import { detectInjection, detectWithRules } from '../src/security/injection.js';
 import { decodeModel, loadInjectionModel, MODEL_URL, scoreWithModel } from '../src/security/injection-model.js';
-import { buildSplits, dedupe, loadFinalHeldout, mirrorsPresent, type Row as DataRow } from './injection-data.js';
+import {
+  buildSplits,
+  confusion,
+  dedupe,
+  loadFinalHeldout,
+  mirrorsPresent,
+  type Row as DataRow,
+} from './injection-data.js';
 import { normalizeForModel } from '../src/security/injection-model.js';
 import { clean } from '../src/security/sanitize.js';
 
@@ -101,23 +108,7 @@ console.log(
 const combined = (text: string) => detectInjection(clean(text)).flagged;
 const rulesOnly = (text: string) => detectWithRules(clean(text)).flagged;
 type Labelled = { text: string; label: 0 | 1 };
-function figures(rows: Labelled[], flag: (t: string) => boolean) {
-  let pos = 0;
-  let tp = 0;
-  let neg = 0;
-  let fp = 0;
-  for (const r of rows) {
-    const hit = flag(r.text);
-    if (r.label === 1) {
-      pos++;
-      if (hit) tp++;
-    } else {
-      neg++;
-      if (hit) fp++;
-    }
-  }
-  return { pos, tp, neg, fp };
-}
+const figures = (rows: Labelled[], flag: (t: string) => boolean) => confusion(rows, flag);
 const cell = (a: number, b: number) => (b ? `${pct(a, b)} (${a}/${b})` : '-');
 const table: [string, string, Labelled[]][] = [];
 const asLabelled = (rows: DataRow[]): Labelled[] => rows.map((r) => ({ text: r.text, label: r.label }));

@@ -29,7 +29,7 @@ import {
   scoreWithModel,
   type InjectionModel,
 } from '../src/security/injection-model.js';
-import { buildSplits, root, SOURCES, type Row } from './injection-data.js';
+import { buildSplits, confusion, root, SOURCES, type Row } from './injection-data.js';
 
 const BITS = 18;
 
@@ -90,21 +90,7 @@ function train(rows: Row[], l2: number, epochs = 6, lr = 0.5) {
 }
 
 function rates(model: InjectionModel, rows: Row[], threshold = model.threshold) {
-  let pos = 0;
-  let tp = 0;
-  let neg = 0;
-  let fp = 0;
-  for (const r of rows) {
-    const hit = scoreWithModel(model, r.text) >= threshold;
-    if (r.label === 1) {
-      pos++;
-      if (hit) tp++;
-    } else {
-      neg++;
-      if (hit) fp++;
-    }
-  }
-  return { pos, tp, neg, fp };
+  return confusion(rows, (text) => scoreWithModel(model, text) >= threshold);
 }
 
 /**

@@ -62,23 +62,6 @@ as $$
     )
 $$;
 
--- Supabase only: the same lockdown as the other functions (see 20261101000600).
-do $$
-declare
-  f regprocedure;
-begin
-  if not exists (select 1 from pg_roles where rolname = 'anon') then
-    return;
-  end if;
-  for f in
-    select p.oid::regprocedure
-    from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-    where (n.nspname = 'public' and p.proname = 'get_booking_for_guest')
-       or (n.nspname = 'sb_private' and p.proname in ('phone_significant', 'same_phone'))
-  loop
-    execute format('revoke execute on function %s from public, anon, authenticated', f);
-    if exists (select 1 from pg_roles where rolname = 'service_role') then
-      execute format('grant execute on function %s to service_role', f);
-    end if;
-  end loop;
-end $$;
+-- Supabase only: the same lockdown as the other functions (sb_private.lock_down, 20261126000000).
+-- The sb_private helpers need none: nobody but the service role has usage on that schema.
+select sb_private.lock_down(array['get_booking_for_guest']);

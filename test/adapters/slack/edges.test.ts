@@ -94,26 +94,37 @@ describe('recorded Slack events with one field dropped at a time', () => {
     const own = await startSlackRig({ mode: 'http', llm });
     try {
       const bodies: Record<string, unknown>[] = [];
+      const kinds = new Set<string>();
       for (const name of readdirSync(new URL('../../fixtures/slack/events/', import.meta.url))) {
         if (!name.endsWith('.json')) continue;
-        for (const value of Object.values(fixture<Record<string, unknown>>(name)))
-          if (isRecord(value) && value.type === 'event_callback' && isRecord(value.event)) bodies.push(value);
+        for (const value of Object.values(fixture<Record<string, unknown>>(name))) {
+          if (!isRecord(value) || value.type !== 'event_callback' || !isRecord(value.event)) continue;
+          // One body per kind of event (type, channel type, subtype, thread or not): the rest repeat it.
+          const e = value.event;
+          const kind = [e.type, e.channel_type, e.subtype, 'thread_ts' in e, 'files' in e].join(':');
+          if (kinds.has(kind)) continue;
+          kinds.add(kind);
+          bodies.push(value);
+        }
       }
-      expect(bodies.length).toBeGreaterThan(10);
+      expect(bodies.length).toBeGreaterThan(4);
       const statuses = new Set<number>();
-      let variants = 0;
+      const all: Record<string, unknown>[] = [];
       for (const body of bodies) {
         const event = body.event as Record<string, unknown>;
         const drops: Record<string, unknown>[] = [
           ...Object.keys(body).map((k) => withEventId(without(body, k))),
           ...Object.keys(event).map((k) => withEventId({ ...body, event: without(event, k) })),
         ];
-        for (const variant of drops) {
-          statuses.add((await postEvent(own.eventsUrl, variant, sign())).status);
-          variants++;
-        }
+        all.push(...drops);
       }
-      expect(variants).toBeGreaterThan(100);
+      // All at once: a variant no listener takes is answered only after Bolt's unhandled-request
+      // timeout (3 s), so one by one the sweep took 25 s.
+      for (const res of await Promise.all(all.map((variant) => postEvent(own.eventsUrl, variant, sign()))))
+        statuses.add(res.status);
+      const variants = all.length;
+      console.log(`[slack sweep] ${bodies.length} kinds of event, ${variants} variants`);
+      expect(variants).toBeGreaterThan(50);
       expect([...statuses].filter((s) => s >= 500)).toEqual([]);
       const ts = freshTs();
       llm.script({ text: 'Still answering.' });

@@ -121,7 +121,7 @@ describe.skipIf(!REDIS_URL)('two replicas sharing Redis: the order of one thread
     'answers 10 mentions sent 5 ms apart to alternating replicas (network jitter: %s) in the order of their ts, and stores them in that order',
     async (_jitter, lateMs) => {
       const n = 10;
-    const earlier = llm.requestsTo('/chat/completions').length;
+      const earlier = llm.requestsTo('/chat/completions').length;
       // Each answer takes 300 ms, so the rest of the thread waits while the first runs.
       llm.script(
         ...Array.from({ length: n }, () => (req: RecordedRequest) => ({
@@ -133,7 +133,9 @@ describe.skipIf(!REDIS_URL)('two replicas sharing Redis: the order of one thread
       const posts = [root];
       for (let i = 1; i < n; i++) {
         // One after another in the thread (ts rising), from different people.
-        const ts = `${root.ts.split('.')[0]}.${String(Number(root.ts.split('.')[1]) + i * 5_000).padStart(6, '0')}`;
+        const [sec, micro] = root.ts.split('.').map(Number) as [number, number];
+        const at = micro + i * 5_000; // 5 ms later each, carried into the seconds
+        const ts = `${sec + Math.floor(at / 1_000_000)}.${String(at % 1_000_000).padStart(6, '0')}`;
         posts.push(mention(`question ${i}`, { user: `U0ASKER${i}`, ts, thread_ts: root.ts }));
       }
       const sent: Promise<unknown>[] = [];

@@ -106,8 +106,9 @@ export interface InboxOptions {
   /** How long an id is remembered as answered (Slack retries for about 5 minutes). */
   dedupTtlMs: number;
   /**
-   * Before a thread's next entry starts: if another entry of the thread arrived less than this
-   * long ago, wait until it is this old, so a late arrival sent earlier takes its place. 0 = off.
+   * Before a thread's next entry starts: if another entry of the thread waiting behind it arrived
+   * less than this long ago, wait until that one is this old, so a late arrival sent earlier
+   * takes its place; a lone entry starts at once. 0 = off.
    */
   orderSettleMs: number;
 }

@@ -38,14 +38,15 @@ export function createMemoryInbox(log: Logger, options: Partial<InboxOptions> = 
   let started = false;
   let accepting = true;
 
-  /** How long `head` must still wait for its thread to settle: 0 unless another entry arrived within the window. */
+  /** How long `head` must still wait for its thread to settle: 0 unless another waiting entry arrived within the window. */
   function settleLeft(thread: string, head: InboxEntry): number {
     if (o.orderSettleMs <= 0) return 0;
     const now = Date.now();
     const recent = (arrivals.get(thread) ?? []).filter((a) => now - a.at < o.orderSettleMs);
     if (recent.length) arrivals.set(thread, recent);
     else arrivals.delete(thread);
-    const latest = Math.max(...recent.filter((a) => a.id !== head.id).map((a) => a.at));
+    const waiting = new Set((queues.get(thread) ?? []).map((e) => e.id));
+    const latest = Math.max(...recent.filter((a) => a.id !== head.id && waiting.has(a.id)).map((a) => a.at));
     return Number.isFinite(latest) ? latest + o.orderSettleMs - now : 0;
   }
 

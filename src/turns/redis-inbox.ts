@@ -169,7 +169,7 @@ export async function createRedisInbox(
    * One round trip at the start of a run: an answered entry is skipped; while another entry of
    * the thread runs (or, none running, this one is not the head of its order) this one waits
    * (the blocker is named, so a dead one can be cleared); the head waits out the settle window
-   * when another entry of the thread arrived within it; otherwise the thread is taken, the run
+   * when another entry of the thread that is still waiting arrived within it; otherwise the thread is taken, the run
    * counted, and what earlier runs recorded returned. A replay of the running entry (its runner
    * died) runs whatever arrived meanwhile: a running entry is never pre-empted.
    */
@@ -187,9 +187,9 @@ export async function createRedisInbox(
       local settle = tonumber(ARGV[4])
       if settle > 0 then
         local now = nowMs()
-        local recent = redis.call('zrevrangebyscore', KEYS[7], '+inf', '(' .. (now - settle), 'WITHSCORES', 'LIMIT', 0, 2)
+        local recent = redis.call('zrevrangebyscore', KEYS[7], '+inf', '(' .. (now - settle), 'WITHSCORES')
         for i = 1, #recent, 2 do
-          if recent[i] ~= ARGV[1] then
+          if recent[i] ~= ARGV[1] and redis.call('zscore', KEYS[2], recent[i]) then
             local left = tonumber(recent[i + 1]) + settle - now
             if left > 0 then return {'settle', tostring(left)} end
           end

@@ -200,6 +200,25 @@ describe.each(kinds)('the %s inbox', (_kind, makeFactory) => {
     expect(startedAt - t0).toBeLessThan(100);
   });
 
+  it('starts a follow-up at once when the message before it has already been answered (only waiting entries hold a thread)', async () => {
+    const inbox = await makeFactory()({ orderSettleMs: 1_000 });
+    const startedAt = new Map<string, number>();
+    const finished = new Set<string>();
+    inbox.deliver('test', async (d) => {
+      startedAt.set(d.entry.id, performance.now());
+      finished.add(d.entry.id);
+    });
+    await inbox.start();
+    await inbox.add(entry('quick', 'back-and-forth', {}, 1));
+    await until(() => finished.has('quick'), 'the first answer');
+    await inboxIdle(inbox);
+    const t0 = performance.now();
+    await inbox.add(entry('follow-up', 'back-and-forth', {}, 2));
+    await until(() => startedAt.has('follow-up'), 'the follow-up to start');
+    // Well under the 1 s window: the first message arrived just now, but it no longer waits.
+    expect(startedAt.get('follow-up')! - t0).toBeLessThan(300);
+  });
+
   it('refuses a thread past its bound with `full`, and takes it again once there is room', async () => {
     const inbox = await makeFactory()({ maxPerThread: 3 });
     let release!: () => void;

@@ -223,6 +223,11 @@ export const configSchema = z
     INBOX_THREAD_QUEUE_MAX: int(10, 1, 1_000),
     /** Redis: a dead replica's turns (and thread locks) are taken over after this long. */
     INBOX_LEASE_MS: int(6_000, 1_000, 600_000),
+    /**
+     * Before a thread's next turn starts, wait until no other message waiting in the thread arrived
+     * in the last this-many ms, so one sent first but delivered a little later takes its place; 0 = off.
+     */
+    INBOX_ORDER_SETTLE_MS: int(150, 0, 10_000),
     /** The inbox's queue name on Redis (separate deployments sharing one Redis use different names). */
     INBOX_QUEUE: z
       .string()

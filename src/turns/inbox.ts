@@ -1,7 +1,8 @@
 /**
  * The inbox between the platform adapters and the agent: an adapter verifies and normalizes an
  * event, adds it here under its dedup key and only then acks. A runner takes entries, one at a
- * time per thread in arrival order, and hands each to the adapter's delivery function.
+ * time per thread in the platform's order (`order`: Slack `ts`, Discord snowflake; ties and
+ * entries without one by arrival), and hands each to the adapter's delivery function.
  *
  * Two implementations share this interface: `memory-inbox.ts` (the embedded default: one
  * process, lost on restart) and `redis-inbox.ts` (BullMQ on Redis: survives crashes and
@@ -14,11 +15,39 @@ export interface InboxEntry<P = unknown> {
   id: string;
   /** Which delivery function answers it. */
   platform: string;
-  /** Entries with the same thread run one at a time, in the order they were added. */
+  /** Entries with the same thread run one at a time, by `order` (ties by arrival). */
   thread: string;
   /** The adapter's own description of the work (normalized message, where to answer). */
   payload: P;
   receivedAt: number;
+  /**
+   * Where the entry goes in its thread: the platform's own timestamp of the message in ms since
+   * the epoch, fractions allowed (Slack `ts`, a Discord snowflake's time). Waiting entries run
+   * lowest first, so a message sent first but delivered later goes before those still waiting;
+   * a running one is never stopped. Absent: `receivedAt` (arrival order, e.g. HTTP).
+   */
+  order?: number;
+}
+
+/** The key an entry is ordered by in its thread. */
+export const orderOf = (entry: Pick<InboxEntry, 'order' | 'receivedAt'>): number =>
+  typeof entry.order === 'number' && Number.isFinite(entry.order) ? entry.order : entry.receivedAt;
+
+/** A Slack `ts` ("1700000000.000100": seconds and a per-channel sequence) as ms with a fraction. */
+export function slackTsOrder(ts: string | undefined): number | undefined {
+  const m = ts ? /^(\d+)\.(\d{1,6})$/.exec(ts) : null;
+  if (!m) return undefined;
+  return Number(m[1]) * 1000 + Number(m[2]!.padEnd(6, '0')) / 1000;
+}
+
+/**
+ * A Discord snowflake's time in ms, its 12-bit per-process increment as the fraction (two ids of
+ * one millisecond keep their order when one process made both).
+ */
+export function snowflakeOrder(id: string | undefined): number | undefined {
+  if (!id || !/^\d{1,20}$/.test(id)) return undefined;
+  const n = BigInt(id);
+  return Number((n >> 22n) + 1_420_070_400_000n) + Number(n & 0xfffn) / 4096;
 }
 
 /**
@@ -76,9 +105,20 @@ export interface InboxOptions {
   maxPerThread: number;
   /** How long an id is remembered as answered (Slack retries for about 5 minutes). */
   dedupTtlMs: number;
+  /**
+   * Before a thread's next entry starts: if another entry of the thread waiting behind it arrived
+   * less than this long ago, wait until that one is this old, so a late arrival sent earlier
+   * takes its place; a lone entry starts at once. 0 = off.
+   */
+  orderSettleMs: number;
 }
 
-export const DEFAULT_INBOX_OPTIONS: InboxOptions = { concurrency: 16, maxPerThread: 10, dedupTtlMs: 24 * 3_600_000 };
+export const DEFAULT_INBOX_OPTIONS: InboxOptions = {
+  concurrency: 16,
+  maxPerThread: 10,
+  dedupTtlMs: 24 * 3_600_000,
+  orderSettleMs: 150,
+};
 
 /** Thrown by `add` when the inbox cannot record an entry; the adapter answers so the platform retries. */
 export class InboxUnavailableError extends Error {

@@ -7,12 +7,21 @@ export * from './inbox.js';
 
 type InboxConfig = Pick<
   Config,
-  'REDIS_URL' | 'INBOX_CONCURRENCY' | 'INBOX_THREAD_QUEUE_MAX' | 'INBOX_LEASE_MS' | 'INBOX_QUEUE'
+  | 'REDIS_URL'
+  | 'INBOX_CONCURRENCY'
+  | 'INBOX_THREAD_QUEUE_MAX'
+  | 'INBOX_LEASE_MS'
+  | 'INBOX_QUEUE'
+  | 'INBOX_ORDER_SETTLE_MS'
 >;
 
 /** Redis (durable, shared by replicas) when REDIS_URL is set, else in process. */
 export async function createInbox(config: InboxConfig, log: Logger): Promise<Inbox> {
-  const options = { concurrency: config.INBOX_CONCURRENCY, maxPerThread: config.INBOX_THREAD_QUEUE_MAX };
+  const options = {
+    concurrency: config.INBOX_CONCURRENCY,
+    maxPerThread: config.INBOX_THREAD_QUEUE_MAX,
+    orderSettleMs: config.INBOX_ORDER_SETTLE_MS,
+  };
   if (!config.REDIS_URL) {
     log.info(
       { inbox: 'memory' },

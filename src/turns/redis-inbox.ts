@@ -10,6 +10,7 @@ import {
   type Inbox,
   type InboxEntry,
   type InboxOptions,
+  orderOf,
 } from './inbox.js';
 
 export interface RedisInboxOptions extends InboxOptions {
@@ -33,10 +34,11 @@ export const DEFAULT_REDIS_INBOX: RedisInboxOptions = {
  * entries back to waiting (stalled-job recovery), on whichever replica is alive.
  *
  * What BullMQ (open source) does not do is order jobs per group, so each thread keeps its
- * arrival order in a sorted set next to the queue: `add` puts the id in it (atomically with the
- * dedup and bound checks below), and a worker only runs the entry at its head; a worker that
- * picked a later entry puts it back for a moment. When the head finishes it is removed and the
- * next one is promoted.
+ * order in a sorted set next to the queue, scored by the platform's timestamp (`orderOf`; ties
+ * by arrival number): `add` puts the id in it (atomically with the dedup and bound checks
+ * below), and a worker only runs the entry at its head while no other entry of the thread runs
+ * (the thread's `running` key); a worker that picked another entry puts it back for a moment.
+ * When the running entry finishes it is removed and the next head is promoted.
  */
 export async function createRedisInbox(
   url: string,
@@ -77,25 +79,63 @@ export async function createRedisInbox(
   let worker: Worker | undefined;
   const running = new Map<string, AbortController>();
 
+  /** Lua: the id at the head of a thread's order (lowest `order`, ties by arrival number), or nil. */
+  const HEAD = `
+    local function head(order, seqs)
+      local first = redis.call('zrange', order, 0, 0, 'WITHSCORES')
+      if #first == 0 then return nil end
+      local tied = redis.call('zrangebyscore', order, first[2], first[2])
+      local best, bestSeq = nil, nil
+      for _, id in ipairs(tied) do
+        local n = tonumber(redis.call('hget', seqs, id) or '0')
+        if best == nil or n < bestSeq then best, bestSeq = id, n end
+      end
+      return best
+    end
+    local function nowMs()
+      local t = redis.call('time')
+      return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    end`;
+
   /**
    * Atomically: an id already answered is a duplicate; one already waiting is a duplicate whose
    * job is re-added anyway (idempotent: it heals a crash between the two writes); a thread at
-   * its bound refuses; otherwise the id joins the thread's order with the next sequence number.
+   * its bound refuses; otherwise the id joins the thread's order at its `order` score, with the
+   * next arrival number (for ties) and its arrival time (Redis's clock, for the settle window).
    */
-  const GATE = `
+  const GATE = `${HEAD}
     if redis.call('exists', KEYS[3]) == 1 then return 'done' end
     if redis.call('zscore', KEYS[1], ARGV[1]) then return 'queued' end
     if redis.call('zcard', KEYS[1]) >= tonumber(ARGV[2]) then return 'full' end
     local n = redis.call('incr', KEYS[2])
     redis.call('pexpire', KEYS[2], ARGV[3])
-    redis.call('zadd', KEYS[1], n, ARGV[1])
+    redis.call('zadd', KEYS[1], ARGV[4], ARGV[1])
     redis.call('pexpire', KEYS[1], ARGV[3])
+    redis.call('hset', KEYS[4], ARGV[1], n)
+    redis.call('pexpire', KEYS[4], ARGV[3])
+    local settle = tonumber(ARGV[5])
+    if settle > 0 then
+      local now = nowMs()
+      redis.call('zremrangebyscore', KEYS[5], '-inf', '(' .. (now - settle))
+      redis.call('zadd', KEYS[5], now, ARGV[1])
+      redis.call('pexpire', KEYS[5], settle * 2 + 1000)
+    end
     return 'added'`;
-  /** Marks an entry answered and takes it out of its thread's order, in one step. */
-  const FINISH = `
+  /** Marks an entry answered, takes it out of its thread's order and frees the thread, in one step; returns the next head. */
+  const FINISH = `${HEAD}
     redis.call('set', KEYS[1], '1', 'PX', ARGV[2])
     redis.call('zrem', KEYS[2], ARGV[1])
-    return redis.call('zrange', KEYS[2], 0, 0)`;
+    redis.call('hdel', KEYS[3], ARGV[1])
+    if redis.call('get', KEYS[4]) == ARGV[1] then redis.call('del', KEYS[4]) end
+    local h = head(KEYS[2], KEYS[3])
+    if h then return {h} end
+    return {}`;
+  /** Takes an entry that can no longer run (answered, failed, gone) out of its thread's order. */
+  const CLEAR = `
+    redis.call('zrem', KEYS[1], ARGV[1])
+    redis.call('hdel', KEYS[2], ARGV[1])
+    if redis.call('get', KEYS[3]) == ARGV[1] then redis.call('del', KEYS[3]) end
+    return 1`;
 
   async function add<P>(entry: InboxEntry<P>): Promise<AddResult> {
     const jobId = toJobId(entry.id);
@@ -103,13 +143,17 @@ export async function createRedisInbox(
       const gate = String(
         await producer.eval(
           GATE,
-          3,
+          5,
           k('order', entry.thread),
           k('seq', entry.thread),
           k('done', jobId),
+          k('seqs', entry.thread),
+          k('arrived', entry.thread),
           jobId,
           o.maxPerThread,
           o.dedupTtlMs * 2,
+          String(orderOf(entry)),
+          o.orderSettleMs,
         ),
       );
       if (gate === 'done') return 'duplicate';
@@ -122,16 +166,37 @@ export async function createRedisInbox(
   }
 
   /**
-   * One round trip at the start of a run: an answered entry is skipped; an entry that is not
-   * the head of its thread's order waits (the head is named, so a dead head can be cleared);
-   * otherwise the run is counted and what earlier runs recorded is returned.
+   * One round trip at the start of a run: an answered entry is skipped; while another entry of
+   * the thread runs (or, none running, this one is not the head of its order) this one waits
+   * (the blocker is named, so a dead one can be cleared); the head waits out the settle window
+   * when another entry of the thread that is still waiting arrived within it; otherwise the thread is taken, the run
+   * counted, and what earlier runs recorded returned. A replay of the running entry (its runner
+   * died) runs whatever arrived meanwhile: a running entry is never pre-empted.
    */
-  const BEGIN = `
+  const BEGIN = `${HEAD}
     if redis.call('exists', KEYS[1]) == 1 then return {'done'} end
-    local head = redis.call('zrange', KEYS[2], 0, 0)[1]
-    if head and head ~= ARGV[1] then
-      return {'wait', head, redis.call('exists', ARGV[3] .. head)}
+    local current = redis.call('get', KEYS[6])
+    if current and current ~= ARGV[1] then
+      return {'wait', current, redis.call('exists', ARGV[3] .. current)}
     end
+    if not current then
+      local h = head(KEYS[2], KEYS[5])
+      if h and h ~= ARGV[1] then
+        return {'wait', h, redis.call('exists', ARGV[3] .. h)}
+      end
+      local settle = tonumber(ARGV[4])
+      if settle > 0 then
+        local now = nowMs()
+        local recent = redis.call('zrevrangebyscore', KEYS[7], '+inf', '(' .. (now - settle), 'WITHSCORES')
+        for i = 1, #recent, 2 do
+          if recent[i] ~= ARGV[1] and redis.call('zscore', KEYS[2], recent[i]) then
+            local left = tonumber(recent[i + 1]) + settle - now
+            if left > 0 then return {'settle', tostring(left)} end
+          end
+        end
+      end
+    end
+    redis.call('set', KEYS[6], ARGV[1], 'PX', ARGV[2])
     local n = redis.call('incr', KEYS[3])
     redis.call('pexpire', KEYS[3], ARGV[2])
     local out = {'run', tostring(n)}
@@ -155,23 +220,35 @@ export async function createRedisInbox(
     const entry = job.data;
     const jobId = job.id ?? toJobId(entry.id);
     const orderKey = k('order', entry.thread);
+    const seqsKey = k('seqs', entry.thread);
+    const runningKey = k('running', entry.thread);
     let begun: string[] = [];
     for (let i = 0; ; i++) {
       begun = (await producer.eval(
         BEGIN,
-        4,
+        7,
         k('done', jobId),
         orderKey,
         k('runs', jobId),
         k('posted', jobId),
+        seqsKey,
+        runningKey,
+        k('arrived', entry.thread),
         jobId,
         o.dedupTtlMs,
         k('done', ''),
+        o.orderSettleMs,
       )) as string[];
+      if (begun[0] === 'settle') {
+        // Another message of the thread arrived just now: one sent earlier may still be on its way.
+        await job.moveToDelayed(Date.now() + Math.max(1, Number(begun[1])), token);
+        throw new DelayedError();
+      }
       if (begun[0] !== 'wait') break;
       const head = begun[1] ?? '';
       if (i < 20 && !(await headAlive(head, Number(begun[2]) === 1))) {
-        await producer.zrem(orderKey, head); // answered, failed or gone: it holds nobody up
+        // Answered, failed or gone: it holds nobody up.
+        await producer.eval(CLEAR, 3, orderKey, seqsKey, runningKey, head);
         continue;
       }
       // An earlier message of this thread is still waiting or running: try again shortly.
@@ -206,7 +283,16 @@ export async function createRedisInbox(
       await job.moveToWait(token);
       throw new WaitingError();
     }
-    const [next] = (await producer.eval(FINISH, 2, k('done', jobId), orderKey, jobId, o.dedupTtlMs)) as string[];
+    const [next] = (await producer.eval(
+      FINISH,
+      4,
+      k('done', jobId),
+      orderKey,
+      seqsKey,
+      runningKey,
+      jobId,
+      o.dedupTtlMs,
+    )) as string[];
     if (next)
       await queue
         .getJob(next)

@@ -27,9 +27,18 @@ afterAll(async () => {
   }
 });
 
-type Make = (opts?: { maxPerThread?: number; concurrency?: number; queue?: string }) => Promise<Inbox>;
+type Make = (opts?: {
+  maxPerThread?: number;
+  concurrency?: number;
+  queue?: string;
+  orderSettleMs?: number;
+}) => Promise<Inbox>;
 const memory: Make = async (o = {}) => {
-  const inbox = createMemoryInbox(log, { concurrency: o.concurrency ?? 8, maxPerThread: o.maxPerThread ?? 10 });
+  const inbox = createMemoryInbox(log, {
+    concurrency: o.concurrency ?? 8,
+    maxPerThread: o.maxPerThread ?? 10,
+    ...(o.orderSettleMs !== undefined ? { orderSettleMs: o.orderSettleMs } : {}),
+  });
   opened.push(inbox);
   return inbox;
 };
@@ -43,18 +52,27 @@ const redis =
       leaseMs: 1_500,
       concurrency: o.concurrency ?? 8,
       maxPerThread: o.maxPerThread ?? 10,
+      ...(o.orderSettleMs !== undefined ? { orderSettleMs: o.orderSettleMs } : {}),
     });
     opened.push(inbox);
     return inbox;
   };
 
-const entry = (id: string, thread: string, payload: unknown = {}): InboxEntry => ({
+const entry = (id: string, thread: string, payload: unknown = {}, order?: number): InboxEntry => ({
   id,
   platform: 'test',
   thread,
   payload,
   receivedAt: Date.now(),
+  ...(order !== undefined ? { order } : {}),
 });
+
+/** A gate a delivery waits on, opened by the test. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((r) => (open = r));
+  return { wait, open };
+}
 
 async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -111,6 +129,94 @@ describe.each(kinds)('the %s inbox', (_kind, makeFactory) => {
     ]);
     // The other thread did not wait for the busy one to drain.
     expect(log.indexOf('other x')).toBeLessThan(log.indexOf('end m6'));
+  });
+
+  it('runs waiting entries by the platform order: a late one sent earlier runs next, the running one is not pre-empted', async () => {
+    const inbox = await makeFactory()({ orderSettleMs: 0 });
+    const first = gate();
+    const started: string[] = [];
+    let inThread = 0;
+    let overlap = 0;
+    inbox.deliver('test', async (d) => {
+      if (++inThread > 1) overlap++;
+      started.push(d.entry.id);
+      if (d.entry.id === 'at100') await first.wait;
+      inThread--;
+    });
+    await inbox.start();
+    expect(await inbox.add(entry('at100', 'ordered', {}, 100))).toBe('added');
+    await until(() => started.length === 1, 'the first entry to start');
+    // While it runs: later ones arrive out of order, one of them sent before the running entry.
+    for (const [id, order] of [
+      ['at400', 400],
+      ['at300', 300],
+      ['at050', 50],
+      ['at200', 200],
+    ] as const)
+      expect(await inbox.add(entry(id, 'ordered', {}, order))).toBe('added');
+    first.open();
+    await until(() => started.length === 5, 'every entry to run');
+    await inboxIdle(inbox);
+    expect(started).toEqual(['at100', 'at050', 'at200', 'at300', 'at400']);
+    expect(overlap).toBe(0);
+  });
+
+  it('waits out the settle window after a burst, so an entry sent first but added last still runs first', async () => {
+    const inbox = await makeFactory()({ orderSettleMs: 1_000 });
+    const first = gate();
+    const ended = gate();
+    const started: string[] = [];
+    inbox.deliver('test', async (d) => {
+      started.push(d.entry.id);
+      if (d.entry.id === 'running') {
+        await first.wait;
+        ended.open();
+      }
+    });
+    await inbox.start();
+    await inbox.add(entry('running', 'burst', {}, 1));
+    await until(() => started.length === 1, 'the running entry');
+    await inbox.add(entry('third', 'burst', {}, 30));
+    await inbox.add(entry('fourth', 'burst', {}, 40));
+    first.open();
+    await ended.wait;
+    // The running one finished; 'third' would be next, but the thread had arrivals just now.
+    await inbox.add(entry('second', 'burst', {}, 20));
+    await until(() => started.length === 4, 'the burst to run');
+    expect(started).toEqual(['running', 'second', 'third', 'fourth']);
+  });
+
+  it('starts a lone message at once, without the settle window', async () => {
+    const inbox = await makeFactory()({ orderSettleMs: 150 });
+    let startedAt = 0;
+    inbox.deliver('test', async () => void (startedAt = performance.now()));
+    await inbox.start();
+    // An earlier thread's burst does not hold up a lone message in another.
+    await inbox.add(entry('other1', 'busy-elsewhere', {}, 1));
+    await inbox.add(entry('other2', 'busy-elsewhere', {}, 2));
+    const t0 = performance.now();
+    await inbox.add(entry('alone', 'lone-thread', {}, Date.now()));
+    await until(() => startedAt >= t0, 'the lone message to start');
+    expect(startedAt - t0).toBeLessThan(100);
+  });
+
+  it('starts a follow-up at once when the message before it has already been answered (only waiting entries hold a thread)', async () => {
+    const inbox = await makeFactory()({ orderSettleMs: 1_000 });
+    const startedAt = new Map<string, number>();
+    const finished = new Set<string>();
+    inbox.deliver('test', async (d) => {
+      startedAt.set(d.entry.id, performance.now());
+      finished.add(d.entry.id);
+    });
+    await inbox.start();
+    await inbox.add(entry('quick', 'back-and-forth', {}, 1));
+    await until(() => finished.has('quick'), 'the first answer');
+    await inboxIdle(inbox);
+    const t0 = performance.now();
+    await inbox.add(entry('follow-up', 'back-and-forth', {}, 2));
+    await until(() => startedAt.has('follow-up'), 'the follow-up to start');
+    // Well under the 1 s window: the first message arrived just now, but it no longer waits.
+    expect(startedAt.get('follow-up')! - t0).toBeLessThan(300);
   });
 
   it('refuses a thread past its bound with `full`, and takes it again once there is room', async () => {

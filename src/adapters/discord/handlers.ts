@@ -22,6 +22,7 @@ import type { KvStore } from '../../state/kv.js';
 import {
   INBOX_UNAVAILABLE_TEXT as UNAVAILABLE,
   THREAD_QUEUE_FULL_TEXT,
+  snowflakeOrder,
   type AddResult,
   type Delivery,
   type DeliveryFn,
@@ -137,15 +138,21 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     },
   };
 
-  /** Entries of one conversation run one at a time, in order; a redelivered event has the same id. */
-  const enqueue = (id: string, message: IncomingMessage, work: DiscordWork): Promise<AddResult> =>
-    inbox.add({
+  /**
+   * Entries of one conversation run one at a time, in the order of their snowflakes (the message's
+   * or interaction's: Discord's own clock); a redelivered event has the same id.
+   */
+  const enqueue = (id: string, snowflake: string, message: IncomingMessage, work: DiscordWork): Promise<AddResult> => {
+    const order = snowflakeOrder(snowflake);
+    return inbox.add({
       id: `discord:${id}`,
       platform: 'discord',
       thread: `discord:${message.workspaceId}:${message.channelId}:${message.threadId}`,
       payload: work,
       receivedAt: Date.now(),
+      ...(order !== undefined ? { order } : {}),
     });
+  };
 
   /** True for the one gateway connection (or replica) that gets to acknowledge this interaction. */
   async function claim(id: string): Promise<boolean> {
@@ -180,7 +187,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     };
     let added: AddResult;
     try {
-      added = await enqueue(`message:${message.id}`, incoming, work);
+      added = await enqueue(`message:${message.id}`, message.id, incoming, work);
     } catch (err) {
       // The gateway does not redeliver: say so, or the question goes unanswered in silence.
       log.error({ err, messageId: message.id }, 'discord message not recorded in the inbox');
@@ -269,7 +276,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     };
     let added: AddResult;
     try {
-      added = await enqueue(`interaction:${interaction.id}`, message, {
+      added = await enqueue(`interaction:${interaction.id}`, interaction.id, message, {
         kind: 'interaction',
         message,
         interaction: target,
@@ -462,7 +469,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     const record = async (message: IncomingMessage, ack: InteractionReply): Promise<InteractionReply> => {
       let added: AddResult;
       try {
-        added = await enqueue(`interaction:${raw.id}`, message, {
+        added = await enqueue(`interaction:${raw.id}`, raw.id, message, {
           kind: 'interaction',
           message,
           interaction: { ...target, channelId: channelId || message.channelId },

@@ -5,6 +5,7 @@ import type { Logger } from '../../logger.js';
 import {
   INBOX_UNAVAILABLE_TEXT as UNAVAILABLE,
   THREAD_QUEUE_FULL_TEXT,
+  slackTsOrder,
   untilAborted,
   type AddResult,
   type Delivery,
@@ -69,14 +70,18 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
   /** Our own notices mention nobody. */
   const nobody: SlackAudience = { people: new Set(), unfurlDomains: deps.unfurlDomains };
 
-  const enqueue = (id: string, thread: string, work: SlackWork): Promise<AddResult> =>
-    inbox.add({
+  /** `ts`: Slack's timestamp of the message or click, the thread's order (absent: arrival order). */
+  const enqueue = (id: string, thread: string, work: SlackWork, ts?: string): Promise<AddResult> => {
+    const order = slackTsOrder(ts);
+    return inbox.add({
       id: `slack:${id}`,
       platform: 'slack',
       thread: `slack:${thread}`,
       payload: work,
       receivedAt: Date.now(),
+      ...(order !== undefined ? { order } : {}),
     });
+  };
 
   const onMessage = async (
     raw: unknown,
@@ -103,14 +108,22 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
     }
     // The message's own key (channel + ts): a retry and the app_mention/message twin share it.
     const id = decision.dedupKeys.at(-1)!;
-    const added = await enqueue(id, `${message.workspaceId}:${message.channelId}:${message.threadId}`, {
-      kind: 'message',
-      message,
-      userTeamId: decision.userTeamId,
-      assistant,
-      mentions: decision.mentions,
-      auth: authOf(context),
-    });
+    const stamped = raw as { ts?: unknown; event_ts?: unknown };
+    const ts =
+      typeof stamped.ts === 'string' ? stamped.ts : typeof stamped.event_ts === 'string' ? stamped.event_ts : undefined;
+    const added = await enqueue(
+      id,
+      `${message.workspaceId}:${message.channelId}:${message.threadId}`,
+      {
+        kind: 'message',
+        message,
+        userTeamId: decision.userTeamId,
+        assistant,
+        mentions: decision.mentions,
+        auth: authOf(context),
+      },
+      ts,
+    );
     if (added === 'duplicate') {
       log.info({ key: id, retryNum: context.retryNum }, 'slack duplicate event dropped');
       return;
@@ -200,14 +213,20 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
     const responseUrl = (body as { response_url?: string }).response_url;
     let added: AddResult;
     try {
-      added = await enqueue(n.dedupKey, `${message.workspaceId}:${message.channelId}:${message.threadId}`, {
-        kind: 'action',
-        message,
-        userTeamId: n.userTeamId,
-        responseUrl,
-        ...(n.ephemeral ? { ephemeral: true } : {}),
-        auth: authOf(context),
-      });
+      const actionTs = (body as { actions?: { action_ts?: unknown }[] }).actions?.[0]?.action_ts;
+      added = await enqueue(
+        n.dedupKey,
+        `${message.workspaceId}:${message.channelId}:${message.threadId}`,
+        {
+          kind: 'action',
+          message,
+          userTeamId: n.userTeamId,
+          responseUrl,
+          ...(n.ephemeral ? { ephemeral: true } : {}),
+          auth: authOf(context),
+        },
+        typeof actionTs === 'string' ? actionTs : undefined,
+      );
     } catch (err) {
       log.error({ err }, 'slack button click not recorded');
       await ack();

@@ -4,7 +4,7 @@
  * posting part of its answer is replayed by editing those messages, never by posting again.
  * Driven through discord.js against the fake Discord, as in conversations.test.ts.
  */
-import { Events, MessageFlags } from 'discord.js';
+import { Events, MessageFlags, SnowflakeUtil } from 'discord.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DiscordWork } from '../../../src/adapters/discord/handlers.js';
 import { createDiscordAdapter, type DiscordAdapter } from '../../../src/adapters/discord/index.js';
@@ -104,6 +104,8 @@ describe('deliveries driven by the test (a held inbox)', () => {
       },
     });
     expect((entry.payload as Extract<DiscordWork, { kind: 'interaction' }>).interaction.receivedAt).toBeGreaterThan(0);
+    // Ordered in its conversation by Discord's clock: the interaction snowflake's time.
+    expect(Math.floor(entry.order!)).toBe(SnowflakeUtil.timestampFrom(ask.payload.id));
     // Recorded, not answered: the deferred reply still shows "thinking".
     expect((discord.world.messages.get(ask.originalId!)!.flags ?? 0) & MessageFlags.Loading).toBe(MessageFlags.Loading);
 

@@ -8,7 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDiscordAdapter, type DiscordAdapter } from '../../../src/adapters/discord/index.js';
 import type { AdminDataPort } from '../../../src/data/index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
+import { startFakeOpenAI, type RecordedRequest } from '../../fakes/openai-server.js';
 import { shardOf } from '../../fakes/discord/gateway.js';
 import { openPgliteTestPort } from '../../helpers/db.js';
 import { runAdapter, sentMessages, startHarness, type Harness } from '../../helpers/harness.js';
@@ -156,4 +158,62 @@ describe.skipIf(!REDIS_URL)('a shared Redis inbox across sharded replicas', () =
       await discord.close();
     }
   });
+});
+
+/** The question numbers in a model request's user messages, in the order the model sees them. */
+const questionsSeen = (req: RecordedRequest): number[] =>
+  sentMessages(req.body)
+    .filter((m) => m.role === 'user')
+    .flatMap((m) => [...JSON.stringify(m.content ?? '').matchAll(/question (\d+)/g)].map((x) => Number(x[1])));
+
+describe.skipIf(!REDIS_URL)('one conversation across two replicas on a shared Redis inbox', () => {
+  it('answers 10 messages sent 5 ms apart in the order of their snowflakes, whichever replica runs each', async () => {
+    const discord = await startFakeDiscord({ recommendedShards: 2 });
+    const llm = await startFakeOpenAI();
+    const env = {
+      ...discord.env(),
+      DISCORD_SHARD_COUNT: '2',
+      REDIS_URL: REDIS_URL!,
+      INBOX_QUEUE: `order-${randomUUID()}`,
+      USER_MESSAGES_PER_MINUTE: '0',
+    };
+    const started: Replica[] = [];
+    try {
+      for (const shard of ['0', '1']) {
+        const h = await startHarness({ env: { ...env, DISCORD_SHARD_IDS: shard }, data, llm });
+        const adapter = createDiscordAdapter(h.sb)!;
+        const stopAdapter = await runAdapter(h.sb, adapter);
+        started.push({ h, adapter, stop: async () => (await stopAdapter(), await h.close()) });
+      }
+      const n = 10;
+      llm.script(
+        ...Array.from({ length: n }, () => (req: RecordedRequest) => ({
+          text: `Answer to question ${questionsSeen(req).at(-1)}.`,
+          delayMs: 300,
+        })),
+      );
+      // A DM conversation (shard 0 receives it; both replicas' workers take turns from the inbox).
+      const first = discord.dm('question 0');
+      for (let i = 1; i < n; i++) {
+        await sleep(5);
+        discord.dm(`question ${i}`);
+      }
+      const answers = () =>
+        discord
+          .messagesIn(first.channel_id)
+          .filter((m) => m.author.id !== first.author.id && /^Answer to/.test(m.content));
+      await discord.waitFor(() => answers().length >= n, `${n} answers`, 20_000);
+      const requests = llm.requestsTo('/chat/completions');
+      const runOrder = requests.map((r) => questionsSeen(r).at(-1)!);
+      console.log(`[order] discord run order [${runOrder.join(', ')}]`);
+      expect(runOrder).toEqual([...Array(n).keys()]);
+      expect(answers().map((m) => m.content)).toEqual([...Array(n).keys()].map((i) => `Answer to question ${i}.`));
+      // What the model saw as the conversation is in the same order.
+      expect(questionsSeen(requests.at(-1)!)).toEqual([...Array(n).keys()]);
+    } finally {
+      for (const r of started.reverse()) await r.stop();
+      await discord.close();
+      await llm.close();
+    }
+  }, 40_000);
 });

@@ -26,6 +26,7 @@ export function instrumentAgent(
     }
   };
   return {
+    handlesAction: (actionId) => agent.handlesAction(actionId),
     async *handle(message, signal) {
       const started = performance.now();
       let outcome = 'incomplete';

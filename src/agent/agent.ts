@@ -66,6 +66,8 @@ export interface AgentDeps {
 export interface Agent {
   /** Runs one turn; events stream as it works and end with `done` or `error`. */
   handle(message: IncomingMessage, signal?: AbortSignal): AsyncIterable<TurnEvent>;
+  /** Whether a button's action id has a handler (an adapter need not mark a click it cannot answer). */
+  handlesAction(actionId: string): boolean;
 }
 
 const MAX_TOOL_ERRORS = 3;
@@ -319,6 +321,7 @@ export function createAgent(deps: AgentDeps): Agent {
   }
 
   return {
+    handlesAction: (actionId) => ownEntry(ext.actions, actionId.split('.', 1)[0] ?? '') !== undefined,
     handle(raw, outer) {
       // Invisible characters and compatibility forms are gone before anything (tools, the model, the history) reads the text.
       const message = sanitizeMessage(raw);

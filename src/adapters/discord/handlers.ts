@@ -233,7 +233,8 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     if (!(await claim(interaction.id))) return;
     if (!(await acknowledge(interaction, () => interaction.deferUpdate()))) return;
     const action = await deps.actions.decode(interaction.customId);
-    if (!action) {
+    // Expired, or an action nothing answers any more: say so privately and leave the buttons as they are.
+    if (!action || !deps.agent.handlesAction(action.id)) {
       await interaction.followUp({ content: warning(BUTTON_EXPIRED), flags: MessageFlags.Ephemeral });
       return;
     }
@@ -505,7 +506,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       const customId = raw.data?.custom_id;
       if (!customId || !raw.message) return { type: InteractionResponseType.DeferredMessageUpdate };
       const action = await deps.actions.decode(customId);
-      if (!action) return privately(BUTTON_EXPIRED);
+      if (!action || !deps.agent.handlesAction(action.id)) return privately(BUTTON_EXPIRED);
       const stored = await kv.get<Conversation>(conversationKey(raw.message.id));
       const conversation =
         stored ??

@@ -155,6 +155,27 @@ describe('the interactions endpoint', () => {
     expect(h.llm.requestsTo('/chat/completions')).toHaveLength(0);
   });
 
+  it('a button whose action nothing answers any more is not painted as chosen: a private note, nothing recorded', async () => {
+    const old = discord.world.createMessage(
+      {
+        channelId: discord.world.general.id,
+        author: discord.world.bot,
+        content: 'an answer from an older version',
+        components: [
+          {
+            type: 1,
+            components: [{ type: 2, style: ButtonStyle.Secondary, label: 'Old', custom_id: 'retired.action' }],
+          },
+        ],
+      },
+      { dispatch: false },
+    );
+    const res = await discord.overHttp(url, discord.clickPayload(old.id, 'retired.action'));
+    expect(res).toMatchObject({ status: 200, body: { type: 4, data: { flags: MessageFlags.Ephemeral } } });
+    expect((res.body as { data: { content: string } }).data.content).toMatch(/expired/);
+    expect(h.llm.requestsTo('/chat/completions')).toHaveLength(0);
+  });
+
   it('autocomplete gets an autocomplete result (type 8, no choices), the only answer Discord takes for it', async () => {
     const payload = discord.commandPayload('ask', { question: 'wea' }) as unknown as {
       type: number;

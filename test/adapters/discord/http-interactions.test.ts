@@ -204,6 +204,35 @@ describe('the interactions endpoint', () => {
     expect(line).toMatchObject({ level: 40 });
   });
 
+  it('a slash command with any one field dropped gets no 5xx, and the next /ask is answered', async () => {
+    const base = discord.commandPayload('ask', { question: 'variant?' }) as unknown as Record<string, unknown>;
+    const keys = Object.keys(base);
+    // Variants that are still a valid /ask run a turn: script more answers than there are variants.
+    h.llm.script(...keys.map(() => ({ text: 'A variant answer.' })));
+    const results = [];
+    for (const [i, key] of keys.entries()) {
+      const { [key]: _dropped, ...rest } = structuredClone(base);
+      const variant = {
+        ...rest,
+        id: `${BigInt(String(base.id)) + BigInt(i + 1)}`,
+        token: `sweep-${i}-${String(base.token)}`,
+      };
+      results.push(await discord.overHttp(url, variant as unknown as Parameters<FakeDiscord['overHttp']>[1]));
+    }
+    expect(results.filter((r) => r.status >= 500).map((r) => r.status)).toEqual([]);
+    // Every variant that became a turn has run before the fake model is reset.
+    await inboxIdle(h.sb.inbox);
+    h.llm.allowUnused();
+    h.llm.reset();
+    h.llm.script({ text: 'Still answering.' });
+    const ask = await discord.overHttp(url, discord.commandPayload('ask', { question: 'still there?' }));
+    expect(ask.status).toBe(200);
+    await answered(ask.record.payload.token);
+    expect([...ask.record.messageIds].map((id) => discord.world.messages.get(id)?.content)).toContain(
+      'Still answering.',
+    );
+  });
+
   it('a payload of an unexpected shape is a 400, not a crash', async () => {
     const res = await discord.overHttp(url, { id: 'not-a-snowflake', type: 2 } as unknown as Parameters<
       FakeDiscord['overHttp']

@@ -318,7 +318,7 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
         authorizing_integration_owners: p.authorizing_integration_owners,
         ...(command
           ? { name: command, command_type: 1 }
-          : { interacted_message_id: (p as { message: APIMessage }).message.id }),
+          : { interacted_message_id: (p as { message?: APIMessage }).message?.id }),
       },
     };
   }

@@ -81,7 +81,7 @@ function defineTokenTests(label: string, open: () => Promise<{ port: AdminDataPo
       expect(created.code).toBe(0);
       const token = created.lines.find((l) => l.startsWith('sbt_'))!;
       expect(token).toMatch(/^sbt_[A-Za-z0-9_-]{43}$/);
-      expect(created.lines[0]).toMatch(/^Created token [0-9a-f-]{36} \(sbt_\w{8}…\) for tenant harbour\.$/);
+      expect(created.lines[0]).toMatch(/^Created token [0-9a-f-]{36} \(sbt_[A-Za-z0-9_-]{8}…\) for tenant harbour\.$/);
 
       // Stored: the hash and a short prefix, never the token.
       const stored = await port.transport.sql!.query('select token_hash, prefix from public.api_tokens');

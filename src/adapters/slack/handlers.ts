@@ -322,18 +322,7 @@ async function deliverEphemeralClick(
     else if (event.type === 'error' && event.notify !== false)
       bodies.push(inertMessage({ ...noticeMessage(event.message) }, audience));
   }
-  for (const body of bodies) {
-    const res = await fetch(work.responseUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, ...body }),
-      signal: AbortSignal.timeout(10_000),
-    }).catch((err: unknown) => {
-      log.warn({ err }, 'slack response_url failed');
-      return undefined;
-    });
-    if (res && !res.ok) log.warn({ status: res.status }, 'slack response_url refused the answer');
-  }
+  for (const body of bodies) await postPrivately(work.responseUrl, body, log);
   await d.record(formatMarker({ kind: 'delivered' })).catch(() => {});
 }
 
@@ -526,17 +515,20 @@ function slackContext(context: Context, body: EventBody = {}): SlackContext {
  * interaction's `response_url` (valid for 30 minutes, so it works on a replay too).
  */
 function respondVia(responseUrl: string, log: Logger): (text: string) => Promise<void> {
-  return async (text) => {
-    try {
-      const res = await fetch(responseUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, text }),
-        signal: AbortSignal.timeout(10_000),
-      });
-      if (!res.ok) log.warn({ status: res.status }, 'slack response_url refused the note');
-    } catch (err) {
-      log.warn({ err }, 'slack response_url failed');
-    }
-  };
+  return (text) => postPrivately(responseUrl, { text }, log);
+}
+
+/** One message to the person behind an interaction, through its response_url (ephemeral, next to the original). */
+async function postPrivately(responseUrl: string, message: object, log: Logger): Promise<void> {
+  try {
+    const res = await fetch(responseUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, ...message }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (!res.ok) log.warn({ status: res.status }, 'slack response_url refused the message');
+  } catch (err) {
+    log.warn({ err }, 'slack response_url failed');
+  }
 }

@@ -1,0 +1,72 @@
+import type { Logger } from '../logger.js';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
+import { providerNameFor, setTracingState } from './tracing.js';
+
+/** What `startTracing` reads: the standard OpenTelemetry variables (and the LLM endpoint, for the provider name). */
+export type TracingEnv = Partial<Record<string, string>>;
+
+export interface Tracing {
+  /** Exports what is batched now (tests; shutdown does it too). */
+  flush(): Promise<void>;
+  /** Flushes and stops; every helper goes back to doing nothing. */
+  shutdown(): Promise<void>;
+}
+
+const truthy = (v: string | undefined) => v?.trim().toLowerCase() === 'true';
+
+/**
+ * Starts OpenTelemetry tracing when an OTLP endpoint is configured
+ * (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT) and OTEL_SDK_DISABLED is
+ * not `true`; otherwise returns undefined and loads nothing. Never throws: telemetry that cannot
+ * start is a warning, not a reason for the bot to stay down.
+ */
+export async function startTracing(
+  env: TracingEnv,
+  log: Logger,
+  opts: { serviceVersion?: string; exporter?: SpanExporter } = {},
+): Promise<Tracing | undefined> {
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (truthy(env.OTEL_SDK_DISABLED) || (!endpoint && !opts.exporter)) return undefined;
+  if (env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() === 'none') return undefined;
+  const protocol = (
+    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ||
+    env.OTEL_EXPORTER_OTLP_PROTOCOL ||
+    'http/protobuf'
+  ).trim();
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+    log.warn(
+      { code: 'otel_config', protocol },
+      `OTEL_EXPORTER_OTLP_PROTOCOL "${protocol}" is not supported (use http/protobuf or http/json); tracing is off`,
+    );
+    return undefined;
+  }
+  try {
+    const { samplerFromEnv, startSdk } = await import('./sdk.js');
+    const warn = (msg: string) => log.warn({ code: 'otel_config' }, msg);
+    const sdk = await startSdk(
+      {
+        protocol,
+        sampler: samplerFromEnv(env.OTEL_TRACES_SAMPLER, env.OTEL_TRACES_SAMPLER_ARG, warn),
+        serviceVersion: opts.serviceVersion ?? '0.1.0',
+        exporter: opts.exporter,
+      },
+      log,
+    );
+    const captureContent = truthy(env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT);
+    setTracingState({ on: true, captureContent, providerName: providerNameFor(env.OPENAI_BASE_URL) });
+    log.info(
+      { tracing: endpoint ?? 'custom exporter', protocol, messageContent: captureContent },
+      `OpenTelemetry traces go to ${endpoint ?? 'a custom exporter'} (${protocol})${captureContent ? ', with message content' : ''}`,
+    );
+    return {
+      flush: () => sdk.forceFlush(),
+      async shutdown() {
+        setTracingState({ on: false });
+        await sdk.shutdown().catch((err: unknown) => log.warn({ err }, 'OpenTelemetry did not shut down cleanly'));
+      },
+    };
+  } catch (err) {
+    log.warn({ err, code: 'otel_config' }, 'OpenTelemetry could not start; tracing is off');
+    return undefined;
+  }
+}

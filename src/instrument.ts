@@ -145,7 +145,7 @@ export function instrumentInbox(inbox: Inbox): Inbox {
       }
     },
     deliver: <P>(platform: string, fn: DeliveryFn<P>) =>
-      inbox.deliver(platform, (delivery: Delivery<P>) => {
+      inbox.deliver(platform, async (delivery: Delivery<P>) => {
         if (!tracingOn()) return fn(delivery);
         // The run continues the trace the entry carries; the time it waited is a span of its own.
         const parent = extractContext(delivery.entry.trace);
@@ -158,18 +158,24 @@ export function instrumentInbox(inbox: Inbox): Inbox {
         }).end();
         // A replay links to the run that died (its turn span), so both runs can be read side by side.
         const previous = spanContextOf(delivery.previousTrace);
-        return withTurnOrigin(
-          parent,
-          {
-            attempt: delivery.attempt,
-            links: previous ? [{ context: previous, attributes: { 'switchboard.link': 'previous_run' } }] : [],
-            onTurnSpan: (turnSpan) => {
-              const traceparent = traceparentOf(turnSpan);
-              if (traceparent && delivery.recordTrace) void delivery.recordTrace(traceparent).catch(() => undefined);
+        let recording: Promise<void> | undefined;
+        try {
+          return await withTurnOrigin(
+            parent,
+            {
+              attempt: delivery.attempt,
+              links: previous ? [{ context: previous, attributes: { 'switchboard.link': 'previous_run' } }] : [],
+              onTurnSpan: (turnSpan) => {
+                const traceparent = traceparentOf(turnSpan);
+                if (traceparent && delivery.recordTrace)
+                  recording = delivery.recordTrace(traceparent).catch(() => undefined);
+              },
             },
-          },
-          () => fn(delivery),
-        );
+            () => fn(delivery),
+          );
+        } finally {
+          await recording;
+        }
       }),
     start: () => inbox.start(),
     stop: (drainMs) => inbox.stop(drainMs),

@@ -22,6 +22,8 @@ import type { Logger } from '../logger.js';
 
 export interface SdkOptions {
   protocol: 'http/protobuf' | 'http/json';
+  /** The traces URL (from OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as is, or OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces). */
+  url?: string;
   sampler: Sampler;
   serviceVersion: string;
   /** Replaces the OTLP exporter (benchmarks measure the SDK without a network peer). */
@@ -80,8 +82,8 @@ export async function startSdk(opts: SdkOptions, log: Logger): Promise<RunningSd
   const exporter =
     opts.exporter ??
     (opts.protocol === 'http/json'
-      ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter()
-      : new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter());
+      ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter({ url: opts.url })
+      : new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter({ url: opts.url }));
   const resource = defaultResource()
     .merge(resourceFromAttributes({ 'service.name': 'switchboard', 'service.version': opts.serviceVersion }))
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over our defaults.

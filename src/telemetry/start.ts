@@ -12,6 +12,18 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
+/**
+ * The traces URL as the OTLP exporter specification builds it: the signal's own endpoint as
+ * given, else the base endpoint with `/v1/traces` appended. (Headers, timeout and compression the
+ * exporter reads from the process environment itself.)
+ */
+export function tracesUrl(env: TracingEnv): string | undefined {
+  const own = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  if (own) return own;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  return base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined;
+}
+
 const truthy = (v: string | undefined) => v?.trim().toLowerCase() === 'true';
 
 /**
@@ -46,6 +58,7 @@ export async function startTracing(
     const sdk = await startSdk(
       {
         protocol,
+        url: tracesUrl(env),
         sampler: samplerFromEnv(env.OTEL_TRACES_SAMPLER, env.OTEL_TRACES_SAMPLER_ARG, warn),
         serviceVersion: opts.serviceVersion ?? '0.1.0',
         exporter: opts.exporter,

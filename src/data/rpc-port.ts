@@ -20,7 +20,7 @@ import {
 import { createLedgerWriter } from './ledger-writer.js';
 import { ROW_SCHEMAS, tenantRow, usageTotalsRow } from './rows.js';
 import { sqlStateOf, type RpcOptions, type Transport } from './transports/types.js';
-import { SpanKind, traced, tracingOn } from '../telemetry/tracing.js';
+import { inTrace, SpanKind, traced } from '../telemetry/tracing.js';
 
 /** What the CLIs (import, embed, migrate) need beyond the tools' port. */
 export interface AdminDataPort extends DataPort {
@@ -93,14 +93,17 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
   // Bounded: one entry per workspace seen, the least recently used dropped past 10,000.
   const tenantCache = new LRUCache<string, { at: number; tenant: Tenant | null }>({ max: 10_000 });
 
-  /** Every SQL function call passes here: with tracing on, each is a client span named after the function. */
+  /**
+   * Every SQL function call passes here: with tracing on, each call made inside a trace (a turn)
+   * is a client span named after the function; calls outside any (probes, caches warming) make none.
+   */
   function invoke<S extends z.ZodType>(
     fn: SqlFunctionName,
     args: Record<string, unknown>,
     row: S,
     rpcOptions?: RpcOptions,
   ): Promise<z.infer<S>[]> {
-    if (!tracingOn()) return invokeNow(fn, args, row, rpcOptions);
+    if (!inTrace()) return invokeNow(fn, args, row, rpcOptions);
     return traced(
       fn,
       {

@@ -186,6 +186,13 @@ export async function traced<T>(
   }
 }
 
+/** Whether a span is active: work outside any turn (a readiness probe's query) makes no trace of its own. */
+export function inTrace(): boolean {
+  if (!on) return false;
+  const ctx = trace.getActiveSpan()?.spanContext();
+  return !!ctx && trace.isSpanContextValid(ctx);
+}
+
 /** Sets attributes on the active span (e.g. the turn's tenant, once the agent knows it). */
 export function annotateActiveSpan(attributes: Attributes): void {
   if (!on) return;

@@ -1,7 +1,8 @@
-import { context, createContextKey, type Context, type Link, type Span } from '@opentelemetry/api';
+import type { Context, Link, Span } from '@opentelemetry/api';
 import type { AssembledToolCall, ChatMessage, Completion, CompletionRequest } from '../contract/llm.js';
 import type { Usage } from '../contract/turn.js';
 import {
+  activeContext,
   capturingContent,
   contentAttribute,
   failSpan,
@@ -10,6 +11,7 @@ import {
   startSpan,
   traced,
   tracingOn,
+  withContext,
   withSpan,
 } from './tracing.js';
 
@@ -30,16 +32,17 @@ export interface TurnOrigin {
   onTurnSpan?: (span: Span) => void;
 }
 
-const ORIGIN = createContextKey('switchboard.turn_origin');
+/** A context key, as the API's `createContextKey` makes them. */
+const ORIGIN = Symbol.for('switchboard.turn_origin');
 
 /** Runs `fn` (an inbox delivery) under `parent`, telling the turn span it will start where it came from. */
 export function withTurnOrigin<T>(parent: Context, origin: TurnOrigin, fn: () => T): T {
-  return context.with(parent.setValue(ORIGIN, origin), fn);
+  return withContext(parent.setValue(ORIGIN, origin), fn);
 }
 
 /** The turn span (`invoke_agent`); the caller makes it active around the agent and ends it with `endTurnSpan`. */
 export function startTurnSpan(turn: { platform: string; model: string; text: string }): Span {
-  const origin = context.active().getValue(ORIGIN) as TurnOrigin | undefined;
+  const origin = activeContext().getValue(ORIGIN) as TurnOrigin | undefined;
   const span = startSpan(`invoke_agent ${AGENT_NAME}`, {
     kind: SpanKind.INTERNAL,
     links: origin?.links,

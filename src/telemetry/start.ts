@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
-import { providerNameFor, setTracingState } from './tracing.js';
+import { loadApi, providerNameFor, setTracingState } from './tracing.js';
 
 /** What `startTracing` reads: the standard OpenTelemetry variables (and the LLM endpoint, for the provider name). */
 export type TracingEnv = Partial<Record<string, string>>;
@@ -53,6 +53,7 @@ export async function startTracing(
     return undefined;
   }
   try {
+    await loadApi();
     const { samplerFromEnv, startSdk } = await import('./sdk.js');
     const warn = (msg: string) => log.warn({ code: 'otel_config' }, msg);
     const sdk = await startSdk(

@@ -1,27 +1,37 @@
 import { createHash } from 'node:crypto';
-import {
-  context,
-  propagation,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Attributes,
-  type Context,
-  type Link,
-  type Span,
-  type SpanContext,
-} from '@opentelemetry/api';
+import type * as OtelApi from '@opentelemetry/api';
+import type { Attributes, Context, Link, Span, SpanContext } from '@opentelemetry/api';
 
 /**
- * OpenTelemetry traces, the hot-path half: only `@opentelemetry/api`, whose global tracer is a
- * no-op until the SDK registers one. Every helper here checks `on` first, so with tracing unset
- * a turn pays one boolean test per span it would have had. The SDK (and its exporters) are
- * loaded by `startTracing` only when an OTLP endpoint is configured (`./sdk.ts`).
+ * OpenTelemetry traces, the hot-path half. With tracing unset nothing of OpenTelemetry is loaded,
+ * not even `@opentelemetry/api`: every helper here checks `on` first, so a turn pays one boolean
+ * test per span it would have had. `startTracing` loads the API (`loadApi`) and the SDK with its
+ * exporters (`./sdk.ts`) only when an OTLP endpoint is configured; the helpers that touch the
+ * API run only after that.
  *
  * Span and attribute names follow the OpenTelemetry GenAI semantic conventions (development
  * status; see docs/observability.md for the version we follow).
  */
+
+let api: typeof OtelApi | undefined;
+
+/** Loads `@opentelemetry/api` (once); `startTracing` calls it before turning tracing on. */
+export async function loadApi(): Promise<typeof OtelApi> {
+  api ??= await import('@opentelemetry/api');
+  return api;
+}
+
+/** The API, once tracing is on (every caller has checked `on`). */
+const otel = (): typeof OtelApi => {
+  if (!api) throw new Error('OpenTelemetry API used before startTracing loaded it');
+  return api;
+};
+
+/** Span kinds (the values of the API's `SpanKind` enum), usable without loading it. */
+export const SpanKind = { INTERNAL: 0, SERVER: 1, CLIENT: 2, PRODUCER: 3, CONSUMER: 4 } as const;
+type Kind = (typeof SpanKind)[keyof typeof SpanKind];
+/** The API's `SpanStatusCode.ERROR`. */
+const STATUS_ERROR = 2;
 
 let on = false;
 let captureContent = false;
@@ -37,6 +47,7 @@ export const capturingContent = (): boolean => on && captureContent;
 
 /** Set by `startTracing` (and tests); `false` puts every helper back to doing nothing. */
 export function setTracingState(state: { on: boolean; captureContent?: boolean; providerName?: string }): void {
+  if (state.on && !api) throw new Error('loadApi() first');
   on = state.on;
   captureContent = state.captureContent ?? false;
   providerName = state.providerName ?? 'openai';
@@ -72,11 +83,12 @@ export function providerNameFor(baseUrl: string | undefined): string {
   return known.find(([re]) => re.test(host))?.[1] ?? 'openai';
 }
 
-const tracer = () => trace.getTracer(TRACER);
+const tracer = () => otel().trace.getTracer(TRACER);
 
 /** The active span's trace id: what an operator pastes into Jaeger or Tempo; undefined with tracing off. */
 export function currentTraceId(): string | undefined {
   if (!on) return undefined;
+  const { trace } = otel();
   const ctx = trace.getActiveSpan()?.spanContext();
   return ctx && trace.isSpanContextValid(ctx) ? ctx.traceId : undefined;
 }
@@ -87,6 +99,7 @@ export function currentTraceId(): string | undefined {
  */
 export function logTraceIds(): Record<string, string> {
   if (!on) return {};
+  const { trace } = otel();
   const ctx = trace.getActiveSpan()?.spanContext();
   if (!ctx || !trace.isSpanContextValid(ctx)) return {};
   return { trace_id: ctx.traceId, span_id: ctx.spanId };
@@ -104,15 +117,17 @@ export interface TraceCarrier {
 }
 
 /** The active context as a carrier to store with an inbox entry; undefined with tracing off. */
-export function injectContext(ctx: Context = context.active()): TraceCarrier | undefined {
+export function injectContext(ctx?: Context): TraceCarrier | undefined {
   if (!on) return undefined;
+  const { context, propagation } = otel();
   const carrier: TraceCarrier = {};
-  propagation.inject(ctx, carrier);
+  propagation.inject(ctx ?? context.active(), carrier);
   return carrier.traceparent ? carrier : undefined;
 }
 
 /** The context a carrier describes (as a remote parent); the root context when there is none. */
 export function extractContext(carrier: TraceCarrier | undefined): Context {
+  const { propagation, ROOT_CONTEXT } = otel();
   if (!carrier?.traceparent) return ROOT_CONTEXT;
   return propagation.extract(ROOT_CONTEXT, carrier);
 }
@@ -120,19 +135,21 @@ export function extractContext(carrier: TraceCarrier | undefined): Context {
 /** The span context a traceparent names, for a span link (a replay links to the dead run). */
 export function spanContextOf(traceparent: string | undefined): SpanContext | undefined {
   if (!traceparent) return undefined;
+  const { trace } = otel();
   const ctx = trace.getSpanContext(extractContext({ traceparent }));
   return ctx && trace.isSpanContextValid(ctx) ? ctx : undefined;
 }
 
 /** The W3C traceparent of a span (what an inbox run records so a later replay can link to it). */
 export function traceparentOf(span: Span): string | undefined {
+  const { propagation, trace, ROOT_CONTEXT } = otel();
   const carrier: TraceCarrier = {};
   propagation.inject(trace.setSpan(ROOT_CONTEXT, span), carrier);
   return carrier.traceparent;
 }
 
 export interface SpanOptions {
-  kind?: SpanKind;
+  kind?: Kind;
   attributes?: Attributes;
   links?: Link[];
   startTime?: number;
@@ -145,12 +162,21 @@ export function startSpan(name: string, opts: SpanOptions = {}): Span {
   return tracer().startSpan(
     name,
     { kind: opts.kind ?? SpanKind.INTERNAL, attributes: opts.attributes, links: opts.links, startTime: opts.startTime },
-    opts.parent ?? context.active(),
+    opts.parent ?? otel().context.active(),
   );
 }
 
 /** Runs `fn` with `span` active (its logs carry its ids, its children nest under it). */
-export const withSpan = <T>(span: Span, fn: () => T): T => context.with(trace.setSpan(context.active(), span), fn);
+export function withSpan<T>(span: Span, fn: () => T): T {
+  const { context, trace } = otel();
+  return context.with(trace.setSpan(context.active(), span), fn);
+}
+
+/** Runs `fn` with `ctx` active (an inbox run under the context its entry carried). */
+export const withContext = <T>(ctx: Context, fn: () => T): T => otel().context.with(ctx, fn);
+
+/** The active context (tracing on only). */
+export const activeContext = (): Context => otel().context.active();
 
 /**
  * Marks a span failed with our error code (`error.type` and the status description): never a
@@ -158,7 +184,7 @@ export const withSpan = <T>(span: Span, fn: () => T): T => context.with(trace.se
  */
 export function failSpan(span: Span, code: string): void {
   span.setAttribute('error.type', code);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+  span.setStatus({ code: STATUS_ERROR, message: code });
 }
 
 /**
@@ -189,6 +215,7 @@ export async function traced<T>(
 /** Whether a span is active: work outside any turn (a readiness probe's query) makes no trace of its own. */
 export function inTrace(): boolean {
   if (!on) return false;
+  const { trace } = otel();
   const ctx = trace.getActiveSpan()?.spanContext();
   return !!ctx && trace.isSpanContextValid(ctx);
 }
@@ -196,7 +223,7 @@ export function inTrace(): boolean {
 /** Sets attributes on the active span (e.g. the turn's tenant, once the agent knows it). */
 export function annotateActiveSpan(attributes: Attributes): void {
   if (!on) return;
-  trace.getActiveSpan()?.setAttributes(attributes);
+  otel().trace.getActiveSpan()?.setAttributes(attributes);
 }
 
 /** Content for a span attribute as the conventions want it (JSON text), only when capture is on. */
@@ -204,4 +231,4 @@ export function contentAttribute(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-export { SpanKind, type Span };
+export type { Span };

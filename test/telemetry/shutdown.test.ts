@@ -1,6 +1,6 @@
 /**
- * `npm start` with and without an OTLP endpoint, as a child process: unset, no OpenTelemetry SDK
- * package is even resolved; set, a turn's spans reach the collector on SIGTERM (the batch is
+ * `npm start` with and without an OTLP endpoint, as a child process: unset, no OpenTelemetry
+ * package (not even the API) is resolved by our code; set, a turn's spans reach the collector on SIGTERM (the batch is
  * flushed before exit, well before the SDK's 5 s export delay).
  */
 import { spawn } from 'node:child_process';
@@ -59,7 +59,7 @@ async function oneTurn(env: Record<string, string>): Promise<{ code: number | nu
 }
 
 describe('npm start with OpenTelemetry', () => {
-  it('loads no OpenTelemetry SDK without an endpoint', async () => {
+  it('loads no OpenTelemetry package without an endpoint', async () => {
     const { code, out, chat } = await oneTurn({});
     expect(chat).toMatchObject({ response: 'Traced hello.' });
     expect(out).not.toContain('otel-import:');
@@ -75,6 +75,7 @@ describe('npm start with OpenTelemetry', () => {
         OTEL_SERVICE_NAME: 'switchboard-main-test',
       });
       expect(chat).toMatchObject({ response: 'Traced hello.' });
+      expect(out).toContain('otel-import: api');
       expect(out).toContain('otel-import: sdk-trace');
       expect(out).toContain('otel-import: exporter-trace-otlp-proto');
       expect(out).not.toContain('otel-import: exporter-trace-otlp-http');

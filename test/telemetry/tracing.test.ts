@@ -4,6 +4,8 @@
  * a loopback collector that decodes both JSON and protobuf.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '../../src/contract/tool.js';
 import { startTracing, type Tracing } from '../../src/telemetry/start.js';
 import { currentTraceId, tracingOn } from '../../src/telemetry/tracing.js';
 import { startOtlpCollector, type CollectedSpan, type OtlpCollector } from '../fakes/otlp-collector.js';
@@ -20,13 +22,26 @@ const CONTENT_KEYS = /^gen_ai\.((input|output)\.messages|system_instructions|too
 const SECRET_QUESTION = 'Is it raining in Reykjavik-7741 today?';
 const SECRET_ANSWER = 'Yes: 18 degrees and rain in Reykjavik-7741.';
 
+/** What `currentTraceId()` said inside a turn (the admin console links a turn to its trace with it). */
+const seenTraceIds: (string | undefined)[] = [];
+const traceProbe = defineTool({
+  name: 'trace_probe',
+  title: 'Probing the trace',
+  description: 'Reports nothing useful.',
+  input: z.object({}),
+  async run() {
+    seenTraceIds.push(currentTraceId());
+    return { content: 'probed' };
+  },
+});
+
 let rig: SlackRig;
 let collector: OtlpCollector;
 let tracing: Tracing | undefined;
 
 beforeAll(async () => {
   collector = await startOtlpCollector();
-  rig = await startSlackRig({ mode: 'http', tools: testTools });
+  rig = await startSlackRig({ mode: 'http', tools: [...testTools, traceProbe] });
 });
 afterEach(async () => {
   await tracing?.shutdown();
@@ -210,6 +225,23 @@ describe('traces of a tool-using turn', () => {
     const [tool] = childrenOf(spans, turn).filter((s) => s.name === 'execute_tool get_weather');
     expect(JSON.parse(String(tool!.attributes['gen_ai.tool.call.arguments']))).toEqual({ city: 'Reykjavik-7741' });
     expect(String(tool!.attributes['gen_ai.tool.call.result'])).toContain('Reykjavik-7741: 18°C, light rain');
+  });
+
+  it('tell code inside a turn its trace id (currentTraceId), and nothing with tracing off', async () => {
+    const probe = async () => {
+      rig.llm.script({ toolCalls: [{ name: 'trace_probe', arguments: {} }] }, { text: 'Probed.' });
+      const before = rig.deliveredCount();
+      await postEvent(rig.eventsUrl, eventBody(mention('probe')), sign());
+      await rig.delivered(before + 1);
+    };
+    await probe();
+    expect(seenTraceIds.at(-1)).toBeUndefined();
+    const t = await trace({});
+    const seen = collector.spans.length;
+    await probe();
+    await t.flush();
+    const turn = collector.spans.slice(seen).find((s) => s.name === 'invoke_agent switchboard')!;
+    expect(seenTraceIds.at(-1)).toBe(turn.traceId);
   });
 
   it('mark a failed tool call and a failed turn with our error code only, never a stack or a secret', async () => {

@@ -1,6 +1,6 @@
 import { context, diag, DiagLogLevel, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { loggingErrorHandler, setGlobalErrorHandler, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
@@ -12,7 +12,7 @@ import {
   type Sampler,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
-import type { Logger } from '../logger.js';
+import { scrubSecrets, type Logger } from '../logger.js';
 
 /**
  * The OpenTelemetry SDK: imported (dynamically, by `start.ts`) only when an OTLP endpoint is
@@ -67,12 +67,43 @@ export function samplerFromEnv(
   }
 }
 
+/** How often, at most, a failing export is said in the log (a collector that is down fails every batch). */
+const EXPORT_WARNING_EVERY_MS = 60_000;
+
+/** The one-line text of an SDK complaint: its message, without a stack, scrubbed of anything secret-like. */
+export function diagText(message: string): string {
+  let text = message;
+  if (text.startsWith('{')) {
+    try {
+      const parsed = JSON.parse(text) as { message?: unknown };
+      if (typeof parsed.message === 'string') text = parsed.message;
+    } catch {
+      // not JSON after all: keep it as it is
+    }
+  }
+  return scrubSecrets(text.split('\n', 1)[0]!.slice(0, 300));
+}
+
 export async function startSdk(opts: SdkOptions, log: Logger): Promise<RunningSdk> {
-  // The SDK's own complaints (an unreachable collector, a rejected export) go to our log as warnings.
+  // The SDK's complaints (an unreachable collector, a rejected export) go to our log as warnings:
+  // one line, no stack, at most once a minute with the count of those not said.
+  let lastWarning = 0;
+  let unsaid = 0;
+  const warn = (text: string) => {
+    const now = Date.now();
+    if (now - lastWarning < EXPORT_WARNING_EVERY_MS) return void unsaid++;
+    log.warn(
+      { code: 'otel_export', ...(unsaid ? { suppressed: unsaid } : {}) },
+      `OpenTelemetry: ${text} (spans are dropped; turns are not affected)`,
+    );
+    lastWarning = now;
+    unsaid = 0;
+  };
+  setGlobalErrorHandler((err) => warn(diagText(err instanceof Error ? err.message : String(err))));
   diag.setLogger(
     {
-      error: (message) => log.warn({ code: 'otel_export' }, `OpenTelemetry: ${message}`),
-      warn: (message) => log.warn({ code: 'otel_export' }, `OpenTelemetry: ${message}`),
+      error: (message) => warn(diagText(message)),
+      warn: (message) => warn(diagText(message)),
       info: () => undefined,
       debug: () => undefined,
       verbose: () => undefined,
@@ -105,6 +136,7 @@ export async function startSdk(opts: SdkOptions, log: Logger): Promise<RunningSd
       propagation.disable();
       context.disable();
       diag.disable();
+      setGlobalErrorHandler(loggingErrorHandler());
     },
   };
 }

@@ -24,6 +24,9 @@ export function tracesUrl(env: TracingEnv): string | undefined {
   return base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined;
 }
 
+/** How long shutdown waits for the last spans to be exported. */
+const SHUTDOWN_FLUSH_MS = 3_000;
+
 const truthy = (v: string | undefined) => v?.trim().toLowerCase() === 'true';
 
 /**
@@ -76,7 +79,19 @@ export async function startTracing(
       flush: () => sdk.forceFlush(),
       async shutdown() {
         setTracingState({ on: false });
-        await sdk.shutdown().catch((err: unknown) => log.warn({ err }, 'OpenTelemetry did not shut down cleanly'));
+        // Bounded: an unreachable collector must not hold the exit past the supervisor's patience.
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), SHUTDOWN_FLUSH_MS)));
+        const done = await Promise.race([sdk.shutdown().then(() => 'done' as const), late]).catch((err: unknown) => {
+          log.warn({ err, code: 'otel_export' }, 'OpenTelemetry did not shut down cleanly; the last spans may be lost');
+          return 'failed' as const;
+        });
+        clearTimeout(timer);
+        if (done === 'late')
+          log.warn(
+            { code: 'otel_export' },
+            `OpenTelemetry could not export its last spans within ${SHUTDOWN_FLUSH_MS} ms; they are dropped`,
+          );
       },
     };
   } catch (err) {

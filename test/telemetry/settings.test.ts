@@ -1,9 +1,10 @@
 /** The standard OTEL_* variables as startTracing reads them. */
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logger.js';
-import { samplerFromEnv } from '../../src/telemetry/sdk.js';
+import { diagText, samplerFromEnv } from '../../src/telemetry/sdk.js';
 import { startTracing, tracesUrl } from '../../src/telemetry/start.js';
-import { providerNameFor, tracingOn } from '../../src/telemetry/tracing.js';
+import { providerNameFor, startSpan, tracingOn } from '../../src/telemetry/tracing.js';
+import { freePort } from '../helpers/free-port.js';
 import { captureLogs } from '../helpers/harness.js';
 
 describe('OpenTelemetry settings', () => {
@@ -66,4 +67,26 @@ describe('OpenTelemetry settings', () => {
     expect(providerNameFor('https://my-res.openai.azure.com/openai/v1')).toBe('azure.ai.openai');
     expect(providerNameFor('http://127.0.0.1:11434/v1')).toBe('openai');
   });
+
+  it('says what the SDK complains about in one line: no stack, nothing secret-like', () => {
+    const err = new Error('connect ECONNREFUSED 10.0.0.1:4318 token=abc123');
+    const json = JSON.stringify({ stack: err.stack, message: err.message, code: 'ECONNREFUSED' });
+    expect(diagText(json)).toBe('connect ECONNREFUSED 10.0.0.1:4318 token=[redacted]');
+    expect(diagText('Export failed\n    at Foo (x.js:1:2)')).toBe('Export failed');
+  });
+
+  it('does not hold shutdown hostage to an unreachable collector: the last spans are dropped with a warning', async () => {
+    const { log, logs } = captureLogs('info');
+    const port = await freePort(); // nobody listens there
+    const tracing = await startTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` }, log);
+    expect(tracingOn()).toBe(true);
+    startSpan('lost').end();
+    await tracing!.shutdown();
+    expect(tracingOn()).toBe(false);
+    const warnings = logs.lines.filter((l) => l.level === 40);
+    expect(warnings.length).toBeGreaterThan(0);
+    expect(warnings.every((l) => l.code === 'otel_export')).toBe(true);
+    expect(logs.text()).not.toMatch(/ at \S+ \(/); // a stack frame
+    expect(logs.text()).not.toContain('"stack"');
+  }, 10_000);
 });

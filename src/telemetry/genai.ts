@@ -12,7 +12,6 @@ import {
   traced,
   tracingOn,
   withContext,
-  withSpan,
 } from './tracing.js';
 
 /**
@@ -158,9 +157,6 @@ export function tracedToolCall<T>(
     () => 'tool_failed',
   );
 }
-
-/** A span for a piece of work that is not a GenAI operation (a data call, the inbox). */
-export { traced, withSpan };
 
 function setUsage(span: Span, usage: Usage): void {
   span.setAttribute('gen_ai.usage.input_tokens', usage.promptTokens);

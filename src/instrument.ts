@@ -6,7 +6,7 @@ import { tenantFor } from './data/index.js';
 import type { DataPort } from './contract/data.js';
 import { metrics, secondsSince } from './metrics.js';
 import { InboxUnavailableError, type Delivery, type DeliveryFn, type Inbox } from './turns/index.js';
-import { endTurnSpan, startTurnSpan, tracedChat, withTurnOrigin } from './telemetry/genai.js';
+import { endTurnSpan, startTurnSpan, tracedChat, withTurnOrigin, withTurnSpan } from './telemetry/genai.js';
 import {
   extractContext,
   failSpan,
@@ -50,7 +50,7 @@ export function instrumentAgent(
       let usage: Usage | undefined;
       let replyText: string | undefined;
       try {
-        const events = span ? withSpan(span, () => agent.handle(message, signal)) : agent.handle(message, signal);
+        const events = span ? withTurnSpan(span, () => agent.handle(message, signal)) : agent.handle(message, signal);
         for await (const event of events) {
           if (span) {
             if (event.type === 'done') usage = event.usage;

@@ -7,11 +7,13 @@ import {
   contentAttribute,
   failSpan,
   genAiProvider,
+  hashThreadKey,
   SpanKind,
   startSpan,
   traced,
   tracingOn,
   withContext,
+  withSpan,
 } from './tracing.js';
 
 /**
@@ -60,6 +62,38 @@ export function startTurnSpan(turn: { platform: string; model: string; text: str
   return span;
 }
 
+/** The turn a context is in: its span and, once the agent knows it, its conversation id. */
+interface TurnScope {
+  span: Span;
+  conversationId?: string;
+}
+const TURN = Symbol.for('switchboard.turn');
+
+/** Runs `fn` (the agent's turn) with the turn span active; its chat and tool spans nest under it. */
+export function withTurnSpan<T>(span: Span, fn: () => T): T {
+  const scope: TurnScope = { span };
+  return withSpan(span, () => withContext(activeContext().setValue(TURN, scope), fn));
+}
+
+/**
+ * Called by the agent once it knows whose turn it is: the tenant and the conversation (the thread
+ * key, hashed: no channel, thread or user id leaves in a span) go on the turn span, and the
+ * conversation id on every chat and tool span after it.
+ */
+export function annotateTurn(tenantId: string, threadKey: string): void {
+  if (!tracingOn()) return;
+  const scope = activeContext().getValue(TURN) as TurnScope | undefined;
+  if (!scope) return;
+  scope.conversationId = hashThreadKey(threadKey);
+  scope.span.setAttributes({ 'switchboard.tenant.id': tenantId, 'gen_ai.conversation.id': scope.conversationId });
+}
+
+/** `gen_ai.conversation.id` of the turn the active context is in, when known. */
+function conversation(): Record<string, string> {
+  const id = (activeContext().getValue(TURN) as TurnScope | undefined)?.conversationId;
+  return id ? { 'gen_ai.conversation.id': id } : {};
+}
+
 export function endTurnSpan(
   span: Span,
   end: { outcome: string; errorCode?: string; usage?: Usage; replyText?: string },
@@ -89,6 +123,7 @@ export function tracedChat(
     'gen_ai.provider.name': genAiProvider(),
     'gen_ai.request.model': model,
     'gen_ai.output.type': 'text',
+    ...conversation(),
   };
   if (server.address) attributes['server.address'] = server.address;
   if (server.port) attributes['server.port'] = server.port;
@@ -144,6 +179,7 @@ export function tracedToolCall<T>(
         'gen_ai.tool.name': call.name,
         'gen_ai.tool.call.id': call.id,
         'gen_ai.tool.type': 'function',
+        ...conversation(),
         ...(capturingContent() ? { 'gen_ai.tool.call.arguments': call.arguments } : {}),
       },
     },

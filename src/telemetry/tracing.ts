@@ -220,12 +220,6 @@ export function inTrace(): boolean {
   return !!ctx && trace.isSpanContextValid(ctx);
 }
 
-/** Sets attributes on the active span (e.g. the turn's tenant, once the agent knows it). */
-export function annotateActiveSpan(attributes: Attributes): void {
-  if (!on) return;
-  otel().trace.getActiveSpan()?.setAttributes(attributes);
-}
-
 /** Content for a span attribute as the conventions want it (JSON text), only when capture is on. */
 export function contentAttribute(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);

@@ -149,6 +149,11 @@ describe('traces of a tool-using turn', () => {
       expect(chat.attributes['gen_ai.response.time_to_first_chunk']).toBeGreaterThanOrEqual(0);
     }
     expect(chats.map((c) => c.attributes['gen_ai.response.finish_reasons'])).toEqual([['tool_calls'], ['stop']]);
+    // The same (hashed) conversation id on the model calls as on the turn.
+    expect(chats.map((c) => c.attributes['gen_ai.conversation.id'])).toEqual([
+      turn.attributes['gen_ai.conversation.id'],
+      turn.attributes['gen_ai.conversation.id'],
+    ]);
     expect(chats[1]!.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': 120, 'gen_ai.usage.output_tokens': 14 });
 
     const [tool] = childrenOf(spans, turn).filter((s) => s.name === 'execute_tool get_weather');
@@ -158,6 +163,7 @@ describe('traces of a tool-using turn', () => {
       'gen_ai.tool.name': 'get_weather',
       'gen_ai.tool.call.id': 'call_weather_1',
       'switchboard.tool.outcome': 'ok',
+      'gen_ai.conversation.id': turn.attributes['gen_ai.conversation.id'],
     });
     // The tool ran between the two model calls.
     expect(tool!.startMs).toBeGreaterThanOrEqual(chats[0]!.endMs - 1);

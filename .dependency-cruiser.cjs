@@ -19,6 +19,8 @@ const below = {
   // The tools and the agent meet only through the contract.
   tools: ['agent', 'adapters', 'turns'],
   agent: ['tools', 'adapters', 'turns'],
+  // OpenTelemetry spans: every layer may call it, it knows none of them (the contract's types aside).
+  telemetry: ['agent', 'tools', 'adapters', 'provider', 'data', 'state', 'security', 'reply', 'turns'],
 };
 
 module.exports = {

@@ -48,7 +48,7 @@ export async function createSwitchboard(
   log: Logger,
   opts: SwitchboardOptions = {},
 ): Promise<Switchboard> {
-  const llm = instrumentLlm(opts.llm ?? createLlmClient(given, log));
+  const llm = instrumentLlm(opts.llm ?? createLlmClient(given, log), given.OPENAI_BASE_URL);
   const pricing = createModelPricing(given, log);
   // An explicit HISTORY_MAX_TOKENS wins; else it follows the model's context window (see pricing.ts).
   const contextWindow = pricing.contextWindow(llm.model);

@@ -1,10 +1,23 @@
 import type { Agent } from './agent/agent.js';
 import { LlmError, type LlmClient } from './contract/llm.js';
+import type { Usage } from './contract/turn.js';
 import type { Config } from './config.js';
 import { tenantFor } from './data/index.js';
 import type { DataPort } from './contract/data.js';
 import { metrics, secondsSince } from './metrics.js';
-import { InboxUnavailableError, type Inbox } from './turns/index.js';
+import { InboxUnavailableError, type Delivery, type DeliveryFn, type Inbox } from './turns/index.js';
+import { endTurnSpan, startTurnSpan, tracedChat, withTurnOrigin, withTurnSpan } from './telemetry/genai.js';
+import {
+  extractContext,
+  failSpan,
+  injectContext,
+  SpanKind,
+  spanContextOf,
+  startSpan,
+  traceparentOf,
+  tracingOn,
+  withSpan,
+} from './telemetry/tracing.js';
 
 /**
  * Metrics recorded where everything passes: every turn through the agent, every completion
@@ -30,8 +43,19 @@ export function instrumentAgent(
     async *handle(message, signal) {
       const started = performance.now();
       let outcome = 'incomplete';
+      // The turn's span (tracing on only): everything the agent does nests under it, its logs carry its ids.
+      const span = tracingOn()
+        ? startTurnSpan({ platform: message.platform, model: deps.config.OPENAI_MODEL, text: message.text })
+        : undefined;
+      let usage: Usage | undefined;
+      let replyText: string | undefined;
       try {
-        for await (const event of agent.handle(message, signal)) {
+        const events = span ? withTurnSpan(span, () => agent.handle(message, signal)) : agent.handle(message, signal);
+        for await (const event of events) {
+          if (span) {
+            if (event.type === 'done') usage = event.usage;
+            else if (event.type === 'reply') replyText = event.reply.text;
+          }
           if (event.type === 'done') {
             outcome = 'ok';
             const tenant = await tenantLabel(message.platform, message.workspaceId, message.orgId, message.tenant);
@@ -54,13 +78,22 @@ export function instrumentAgent(
       } finally {
         metrics.turns.inc({ platform: message.platform, outcome });
         metrics.turnDuration.observe({ platform: message.platform }, secondsSince(started));
+        if (span)
+          endTurnSpan(span, {
+            outcome,
+            usage,
+            replyText,
+            errorCode: outcome === 'ok' ? undefined : outcome,
+          });
       }
     },
   };
 }
 
-/** Completion requests by outcome and their duration. */
-export function instrumentLlm(llm: LlmClient): LlmClient {
+/** Completion requests by outcome and their duration; a `chat {model}` span each with tracing on. */
+export function instrumentLlm(llm: LlmClient, baseUrl?: string): LlmClient {
+  const server = serverOf(baseUrl ?? 'https://api.openai.com/v1');
+  const errorCode = (err: unknown) => (err instanceof LlmError ? `llm_${err.kind}` : 'llm_error');
   return {
     get model() {
       return llm.model;
@@ -69,7 +102,7 @@ export function instrumentLlm(llm: LlmClient): LlmClient {
       const started = performance.now();
       let outcome = 'ok';
       try {
-        return await llm.complete(req);
+        return await tracedChat(req, req.model ?? llm.model, server, (r) => llm.complete(r), errorCode);
       } catch (err) {
         outcome = err instanceof LlmError ? err.kind : 'error';
         throw err;
@@ -89,19 +122,61 @@ export function instrumentInbox(inbox: Inbox): Inbox {
       return inbox.kind;
     },
     async add(entry) {
+      // Tracing on: the entry is recorded under an `inbox add` span whose context it carries, so
+      // its run (on any replica) continues the same trace.
+      const span = tracingOn()
+        ? startSpan('inbox add', { kind: SpanKind.PRODUCER, attributes: { 'switchboard.platform': entry.platform } })
+        : undefined;
       try {
-        const result = await inbox.add(entry);
+        const traced = span ? { ...entry, trace: withSpan(span, () => injectContext()) } : entry;
+        const result = await inbox.add(traced);
         metrics.events.inc({ platform: entry.platform, result });
+        span?.setAttribute('switchboard.inbox.result', result);
         return result;
       } catch (err) {
         metrics.events.inc({
           platform: entry.platform,
           result: err instanceof InboxUnavailableError ? 'unavailable' : 'error',
         });
+        if (span) failSpan(span, err instanceof InboxUnavailableError ? 'inbox_unavailable' : 'inbox_error');
         throw err;
+      } finally {
+        span?.end();
       }
     },
-    deliver: (platform, fn) => inbox.deliver(platform, fn),
+    deliver: <P>(platform: string, fn: DeliveryFn<P>) =>
+      inbox.deliver(platform, async (delivery: Delivery<P>) => {
+        if (!tracingOn()) return fn(delivery);
+        // The run continues the trace the entry carries; the time it waited is a span of its own.
+        const parent = extractContext(delivery.entry.trace);
+        const attributes = { 'switchboard.platform': platform, 'switchboard.inbox.attempt': delivery.attempt };
+        startSpan('inbox wait', {
+          kind: SpanKind.CONSUMER,
+          parent,
+          attributes,
+          startTime: delivery.entry.receivedAt,
+        }).end();
+        // A replay links to the run that died (its turn span), so both runs can be read side by side.
+        const previous = spanContextOf(delivery.previousTrace);
+        let recording: Promise<void> | undefined;
+        try {
+          return await withTurnOrigin(
+            parent,
+            {
+              attempt: delivery.attempt,
+              links: previous ? [{ context: previous, attributes: { 'switchboard.link': 'previous_run' } }] : [],
+              onTurnSpan: (turnSpan) => {
+                const traceparent = traceparentOf(turnSpan);
+                if (traceparent && delivery.recordTrace)
+                  recording = delivery.recordTrace(traceparent).catch(() => undefined);
+              },
+            },
+            () => fn(delivery),
+          );
+        } finally {
+          await recording;
+        }
+      }),
     start: () => inbox.start(),
     stop: (drainMs) => inbox.stop(drainMs),
     async stats() {
@@ -112,4 +187,14 @@ export function instrumentInbox(inbox: Inbox): Inbox {
       return stats;
     },
   };
+}
+
+/** `server.address` and `server.port` of the LLM endpoint, for its spans. */
+function serverOf(baseUrl: string): { address?: string; port?: number } {
+  try {
+    const url = new URL(baseUrl);
+    return { address: url.hostname, port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80 };
+  } catch {
+    return {};
+  }
 }

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
+import { logTraceIds } from './telemetry/tracing.js';
 
 export type { Logger };
 
@@ -51,6 +52,8 @@ export function createLogger(
     {
       level,
       base: { app: 'switchboard' },
+      // With tracing on, a line written inside a span (a turn, a tool call) carries its trace_id and span_id.
+      mixin: logTraceIds,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       // Stacks only at debug: an info line carries the error's name and message.
       serializers: {

@@ -1,12 +1,18 @@
 import { ConfigError, loadConfigForStartup } from './config.js';
 import { createLogger } from './logger.js';
 import { serve, type Serving } from './serve.js';
+import { startTracing, type Tracing } from './telemetry/start.js';
 
 /** `npm start`: the HTTP API plus every platform adapter whose credentials are configured. */
 async function main(): Promise<void> {
   const config = loadConfigForStartup();
   const log = createLogger(config.LOG_LEVEL);
   let running: Serving | undefined = undefined;
+  // Before anything that makes spans; loads the OpenTelemetry SDK only when an OTLP endpoint is set.
+  const tracing: Tracing | undefined = await startTracing(
+    { ...process.env, OPENAI_BASE_URL: config.OPENAI_BASE_URL },
+    log,
+  );
   let stopping = false;
   const stop = async (reason: string, exitCode: number) => {
     if (stopping) return;
@@ -15,6 +21,8 @@ async function main(): Promise<void> {
     setTimeout(() => process.exit(exitCode), config.SHUTDOWN_DRAIN_MS + 5_000).unref();
     log.info({ signal: reason }, 'shutting down');
     await running?.stop().catch((err: unknown) => log.error({ err }, 'shutdown did not finish cleanly'));
+    // The spans of the turns that just drained (and of a fatal error's turn) are exported before exit.
+    await tracing?.shutdown();
     process.exit(exitCode);
   };
   process.on('SIGINT', () => void stop('SIGINT', 0));

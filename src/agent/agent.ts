@@ -15,6 +15,7 @@ import { LlmError, type LlmClient, type ModelPricing } from '../contract/llm.js'
 import { linkedSignal } from './linked-signal.js';
 import { ThreadLockTimeoutError } from './thread-lock.js';
 import { runLoop } from './loop.js';
+import { annotateTurn } from '../telemetry/genai.js';
 import type {
   ActionHandler,
   ActionResult,
@@ -156,6 +157,8 @@ export function createAgent(deps: AgentDeps): Agent {
     }
     await budgets.check(message, tenant);
     const key = threadKey(message, tenant.id);
+    // The turn's span (tracing on): whose turn, and which conversation (hashed: no channel or user id leaves).
+    annotateTurn(tenant.id, key);
     const turnLog = log.child({ thread: key, platform: message.platform, messageId: message.messageId });
     await lock.runExclusive(key, async (lockLost) => {
       // The turn's clock starts once it holds the thread: waiting behind an earlier turn is not its time.

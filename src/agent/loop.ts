@@ -6,6 +6,7 @@ import type { OfferedTool, ToolRegistry } from './registry.js';
 import type { OfferContext, ToolContext } from '../contract/tool.js';
 import type { ChatMessage, Completion, LlmClient } from '../contract/llm.js';
 import { runToolCall, type ToolRun } from './run-tool.js';
+import { tracedToolCall, type ToolOutcome } from '../telemetry/genai.js';
 import type { LoopResult } from '../contract/extension.js';
 import type { ToolCallRecord, TurnEvent, Usage } from '../contract/turn.js';
 
@@ -163,13 +164,18 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
         // Progress (`*_delta`: text as it is written) goes out live; a tool's result events follow its tool_result.
         const toolEmit = (e: Extract<TurnEvent, { type: 'tool_event' }>) =>
           e.name.endsWith('_delta') ? emit(e) : own.push(e);
-        return runToolCall(
+        return tracedToolCall(
           call,
-          lastToolbox,
-          { ...input.ctx, signal: input.signal, emit: toolEmit },
-          limits.toolTimeoutMs,
-          log,
-          input.rateLimits,
+          () =>
+            runToolCall(
+              call,
+              lastToolbox,
+              { ...input.ctx, signal: input.signal, emit: toolEmit },
+              limits.toolTimeoutMs,
+              log,
+              input.rateLimits,
+            ),
+          toolOutcome,
         );
       }),
     );
@@ -248,6 +254,11 @@ function withoutReasoning(message: ChatMessage): ChatMessage {
   if (message.role !== 'assistant' || !('reasoning_content' in message)) return message;
   const { reasoning_content: _dropped, ...rest } = message as ChatMessage & { reasoning_content?: string };
   return rest as ChatMessage;
+}
+
+/** A tool call's outcome for its span: `ok` or our error code; the text the model got back (captured only when asked). */
+function toolOutcome(run: ToolRun): ToolOutcome {
+  return run.ok ? { code: 'ok', result: run.output.content } : { code: run.code.code, result: run.error };
 }
 
 function firstLine(text: string): string {

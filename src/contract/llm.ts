@@ -32,6 +32,8 @@ export interface Completion {
   finishReason: 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'function_call' | 'unknown';
   usage?: Usage;
   reasoning?: Reasoning;
+  /** What the stream said about itself (for traces): the model that answered, the completion id, ms to its first chunk. */
+  response?: { model?: string; id?: string; firstChunkMs?: number };
 }
 
 export interface CompletionRequest {

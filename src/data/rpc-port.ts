@@ -20,6 +20,7 @@ import {
 import { createLedgerWriter } from './ledger-writer.js';
 import { ROW_SCHEMAS, tenantRow, usageTotalsRow } from './rows.js';
 import { sqlStateOf, type RpcOptions, type Transport } from './transports/types.js';
+import { inTrace, SpanKind, traced } from '../telemetry/tracing.js';
 
 /** What the CLIs (import, embed, migrate) need beyond the tools' port. */
 export interface AdminDataPort extends DataPort {
@@ -92,7 +93,35 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
   // Bounded: one entry per workspace seen, the least recently used dropped past 10,000.
   const tenantCache = new LRUCache<string, { at: number; tenant: Tenant | null }>({ max: 10_000 });
 
-  async function invoke<S extends z.ZodType>(
+  /**
+   * Every SQL function call passes here: with tracing on, each call made inside a trace (a turn)
+   * is a client span named after the function; calls outside any (probes, caches warming) make none.
+   */
+  function invoke<S extends z.ZodType>(
+    fn: SqlFunctionName,
+    args: Record<string, unknown>,
+    row: S,
+    rpcOptions?: RpcOptions,
+  ): Promise<z.infer<S>[]> {
+    if (!inTrace()) return invokeNow(fn, args, row, rpcOptions);
+    return traced(
+      fn,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'db.system.name': 'postgresql',
+          'db.operation.name': 'CALL',
+          'db.stored_procedure.name': fn,
+          'switchboard.data.transport': transport.kind,
+        },
+      },
+      () => invokeNow(fn, args, row, rpcOptions),
+      (span, rows) => span.setAttribute('db.response.returned_rows', rows.length),
+      (err) => (err instanceof DataError ? `data_${err.code}` : 'data_failed'),
+    );
+  }
+
+  async function invokeNow<S extends z.ZodType>(
     fn: SqlFunctionName,
     args: Record<string, unknown>,
     row: S,

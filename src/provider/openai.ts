@@ -111,6 +111,8 @@ async function streamCompletion(openai: OpenAI, config: Config, req: CompletionR
   // The SDK's timeout stops at the response headers; this one also covers a stream that stalls.
   const idle = new IdleTimer(config.OPENAI_TIMEOUT_MS);
   const signal = req.signal ? AbortSignal.any([req.signal, idle.signal]) : idle.signal;
+  const requested = performance.now();
+  const seen: NonNullable<Completion['response']> = {};
   try {
     const { data: stream, response } = await openai.chat.completions
       .create(buildChatParams(req.model ?? config.OPENAI_MODEL, req), {
@@ -127,12 +129,15 @@ async function streamCompletion(openai: OpenAI, config: Config, req: CompletionR
     idle.start();
     for await (const chunk of stream) {
       idle.start();
+      seen.firstChunkMs ??= performance.now() - requested;
+      seen.model ||= chunk.model || undefined;
+      seen.id ||= chunk.id || undefined;
       assembler.push(chunk);
     }
     // The SDK ends the iteration quietly when its signal fires, so look for the reason here.
     if (req.signal?.aborted) throw new LlmError('aborted', 'the LLM request was cancelled');
     if (idle.fired) throw stalledError(config.OPENAI_TIMEOUT_MS);
-    return assembler.result();
+    return { ...assembler.result(), response: seen };
   } catch (err) {
     if (idle.fired && !req.signal?.aborted) throw stalledError(config.OPENAI_TIMEOUT_MS);
     throw err;

@@ -27,6 +27,11 @@ export interface InboxEntry<P = unknown> {
    * a running one is never stopped. Absent: `receivedAt` (arrival order, e.g. HTTP).
    */
   order?: number;
+  /**
+   * The W3C trace context of the span that recorded the entry (tracing on only), so the run on
+   * any replica continues the same trace.
+   */
+  trace?: { traceparent?: string; tracestate?: string };
 }
 
 /** The key an entry is ordered by in its thread. */
@@ -70,6 +75,10 @@ export interface Delivery<P = unknown> {
   record(id: string): Promise<void>;
   /** Aborts when this replica stops before the run finished: the entry is handed back. */
   signal: AbortSignal;
+  /** A replay: the W3C traceparent an earlier run of this entry recorded (its turn span), if any. */
+  previousTrace?: string;
+  /** Records this run's traceparent so a replay can link to it (inboxes that replay: Redis). */
+  recordTrace?(traceparent: string): Promise<void>;
 }
 
 export type DeliveryFn<P = unknown> = (delivery: Delivery<P>) => Promise<void>;

@@ -261,6 +261,9 @@ export async function createRedisInbox(
     const [, runs, ...recorded] = begun;
     const attempt = Number(runs);
     const recordedKey = k('posted', jobId);
+    const traceKey = k('trace', jobId);
+    // Only a replay asks which trace the run before it was in (to link to it); nothing is stored without tracing.
+    const previousTrace = attempt > 1 ? ((await producer.get(traceKey).catch(() => null)) ?? undefined) : undefined;
     const abort = new AbortController();
     running.set(jobId, abort);
     try {
@@ -271,6 +274,10 @@ export async function createRedisInbox(
         signal: abort.signal,
         record: async (id) => {
           await producer.multi().rpush(recordedKey, id).pexpire(recordedKey, o.dedupTtlMs).exec();
+        },
+        previousTrace,
+        recordTrace: async (traceparent) => {
+          await producer.set(traceKey, traceparent, 'PX', o.dedupTtlMs);
         },
       });
     } catch (err) {

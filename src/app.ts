@@ -6,7 +6,8 @@ import type { LlmClient } from './contract/llm.js';
 import { createThreadLock } from './agent/thread-lock.js';
 import { createThreadStore } from './agent/thread-store.js';
 import { schemaDialect, type Config } from './config.js';
-import { createDataPort } from './data/index.js';
+import { createDataPort, isAdminPort } from './data/index.js';
+import { startTurnLogRetention } from './data/turn-log.js';
 import type { DataPort } from './contract/data.js';
 import type { Logger } from './logger.js';
 import { createKv, type KvStore } from './state/kv.js';
@@ -80,9 +81,11 @@ export async function createSwitchboard(
       rateLimits: limits.limits,
       pricing,
       guard: createGuard(config),
+      ...(config.TURN_LOG_HASH_KEY ? { turnHashKey: config.TURN_LOG_HASH_KEY } : {}),
     }),
     { data, config },
   );
+  const stopRetention = isAdminPort(data) ? startTurnLogRetention(data, { days: config.TURN_LOG_DAYS, log }) : () => {};
   log.info(
     {
       data: data.kind,
@@ -105,6 +108,7 @@ export async function createSwitchboard(
     registry,
     agent,
     async close() {
+      stopRetention();
       await inbox.stop(0);
       await Promise.allSettled([kv.close(), limits.close(), opts.data ? Promise.resolve() : data.close()]);
     },

@@ -15,6 +15,7 @@ import {
   type DataErrorCode,
   type DataPort,
   type Tenant,
+  type TurnRecord,
   type UsageRow,
 } from '../contract/data.js';
 import { createLedgerWriter } from './ledger-writer.js';
@@ -86,6 +87,20 @@ function toTenant(row: z.infer<typeof tenantRow>): Tenant {
   };
 }
 
+/** A turn's record as the SQL functions read it (snake_case JSON). */
+function turnJson(turn: TurnRecord): Record<string, unknown> {
+  return {
+    outcome: turn.outcome,
+    error_code: turn.errorCode ?? null,
+    flags: turn.flags,
+    tools: turn.tools.map(({ tool, ok }) => ({ tool, ok })),
+    duration_ms: Math.max(0, Math.round(turn.durationMs)),
+    thread_hash: turn.threadHash,
+    user_hash: turn.userHash,
+    trace_id: turn.traceId ?? null,
+  };
+}
+
 /** Wraps a transport into the DataPort: allow-list, argument checks, row validation, errors, logs. */
 export function portOverTransport(transport: Transport, log: Logger, opts: PortOptions): AdminDataPort {
   const cacheMs = opts.tenantCacheMs ?? 10_000;
@@ -151,6 +166,8 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
     cached_prompt_tokens: row.cachedPromptTokens ?? 0,
     reasoning_tokens: row.reasoningTokens ?? 0,
     cost_usd: row.costUsd ?? null,
+    // The turn row goes in the same statement as the ledger row (both functions insert both).
+    ...(row.turn ? { turn: turnJson(row.turn) } : {}),
   });
   // The ledger's ids are not needed: its writes ask for no rows back.
   const write = { discardRows: true };

@@ -80,6 +80,11 @@ export interface InboxStats {
   running: number;
   /** How long the oldest unanswered entry has waited; 0 when there is none. */
   oldestAgeMs: number;
+  /**
+   * The replicas running entries (Redis: each worker's connection, named host-pid, and how long
+   * since it last spoke to Redis); absent for the in-process inbox (this process only).
+   */
+  replicas?: { name: string; lastSeenMs: number }[];
 }
 
 export interface Inbox {

@@ -1,3 +1,5 @@
+import { hostname } from 'node:os';
+import { pid } from 'node:process';
 import { DelayedError, Queue, WaitingError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { ConfigError } from '../config.js';
@@ -318,6 +320,8 @@ export async function createRedisInbox(
         stalledInterval: Math.max(500, Math.floor(o.leaseMs / 2)),
         maxStalledCount: 5,
         autorun: false,
+        // Names this replica in Redis' client list (the operator console's per-replica "last seen").
+        name: `${hostname()}-${pid}`,
       });
       worker.on('error', (err) => log.warn({ err }, 'inbox worker error'));
       worker.on('stalled', (jobId) => log.warn({ entry: jobId }, 'inbox entry whose runner died is run again'));
@@ -349,10 +353,18 @@ export async function createRedisInbox(
       const oldest = Math.min(
         ...firsts.flat().map((j) => (j?.data as InboxEntry | undefined)?.receivedAt ?? j?.timestamp ?? Infinity),
       );
+      // CLIENT LIST may be refused by a managed Redis: then the replicas are simply not known.
+      const workers = await queue.getWorkers().catch(() => []);
       return {
         pending,
         running: counts.active ?? 0,
         oldestAgeMs: Number.isFinite(oldest) ? Math.max(0, Date.now() - oldest) : 0,
+        replicas: workers
+          .filter((w) => typeof w.name === 'string' && w.name.includes(':w:'))
+          .map((w) => ({
+            name: String(w.name).slice(String(w.name).indexOf(':w:') + 3),
+            lastSeenMs: Number(w.idle ?? 0) * 1000,
+          })),
       };
     },
   };

@@ -127,6 +127,18 @@ describe('the operator console’s guard', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(190);
     expect(wrong.status).toBe(401);
     expect(wrong.headers.getSetCookie().some((c) => c.startsWith('sb_admin='))).toBe(false);
+    // Wrong tokens wait one after another: three at once take three delays, not one.
+    const many = performance.now();
+    const tries = await Promise.all(
+      ['a', 'b', 'c'].map((guess) =>
+        app.request('/admin/login', {
+          ...form({ token: guess, csrf: csrfIn(html) }),
+          headers: { ...form({}).headers, ...jar.header() },
+        }),
+      ),
+    );
+    expect(tries.map((r) => r.status)).toEqual([401, 401, 401]);
+    expect(performance.now() - many).toBeGreaterThanOrEqual(3 * 200 - 15);
     // The sign-in form's own CSRF token is required (another site cannot post a sign-in).
     const forged = await app.request('/admin/login', { ...form({ token: TOKEN }), headers: form({}).headers });
     expect(forged.status).toBe(403);

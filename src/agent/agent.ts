@@ -92,6 +92,8 @@ interface TurnSummary {
   outcome: string;
   usage?: Usage;
   tools?: number;
+  /** The turn's flags once its message was checked (a failed turn's record keeps them). */
+  flags?: TurnFlag[];
   /** The tools whose results came back so far (a failed turn's record lists them). */
   toolResults: { tool: string; ok: boolean }[];
   /** performance.now() when the turn was handed in. */
@@ -241,6 +243,7 @@ export function createAgent(deps: AgentDeps): Agent {
         // A flagged message is still answered, but the model reads it fenced as untrusted (and so does the history).
         const verdict = detectInjection(resolved);
         const flags: TurnFlag[] = verdict.flagged ? ['prompt_injection'] : [];
+        seen.flags = flags;
         if (verdict.flagged)
           turnLog.warn(
             {
@@ -426,7 +429,7 @@ export function createAgent(deps: AgentDeps): Agent {
             const turn = turnRecord(message, seen.tenantId, seen, {
               outcome: REFUSALS.has(safe.code) ? 'refused' : 'failed',
               errorCode: safe.code,
-              flags: [],
+              flags: [...(seen.flags ?? [])],
               tools: seen.toolResults,
             });
             await recordUsage(message, { id: seen.tenantId }, { promptTokens: 0, completionTokens: 0 }, 0, turn);

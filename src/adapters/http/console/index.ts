@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { html } from 'hono/html';
 import type { Config } from '../../../config.js';
 import { DataError, type DataPort } from '../../../contract/data.js';
@@ -83,9 +84,17 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): void {
   const trustProxy = deps.config.TRUST_PROXY ?? 0;
   const keys = adminToken ? sessionKeys(adminToken) : undefined;
   const replicaName = `${hostname()}-${process.pid}`;
+  /**
+   * Wrong tokens wait their turn one after another, across all requests: a guesser gets about
+   * one try per delay however many connections it opens. A right token never waits in this line.
+   */
+  let refusals: Promise<void> = Promise.resolve();
+  const refusalDelay = () => (refusals = refusals.then(() => sleep(deps.signInDelayMs ?? 750)));
 
   app.use('/admin', headers);
   app.use('/admin/*', headers);
+  // Forms are small: refused before they are read into memory.
+  app.use('/admin/*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.text('The form is larger than 64 KB.', 413) }));
   app.get('/admin/console.css', (c) =>
     c.body(CONSOLE_CSS, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'max-age=300' }),
   );
@@ -141,7 +150,7 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): void {
     }
     if (typeof form.token !== 'string' || !tokenMatches(form.token, adminToken)) {
       // No session, and a pause: a guesser gets a couple of tries a second per connection.
-      await sleep(deps.signInDelayMs ?? 750);
+      await refusalDelay();
       log.warn({ address: clientAddress(c, trustProxy), code: 'unauthorized' }, 'console: sign-in with a wrong token');
       const csrf = signInCsrf(c, keys, secure);
       return c.html(page({ title: 'Sign in', body: signInPage({ csrf, error: 'That is not the admin token.' }) }), 401);

@@ -104,8 +104,8 @@ export function instrumentInbox(inbox: Inbox): Inbox {
     deliver: (platform, fn) => inbox.deliver(platform, fn),
     start: () => inbox.start(),
     stop: (drainMs) => inbox.stop(drainMs),
-    async stats() {
-      const stats = await inbox.stats();
+    async stats(opts) {
+      const stats = await inbox.stats(opts);
       metrics.inboxPending.set(stats.pending);
       metrics.inboxRunning.set(stats.running);
       metrics.inboxOldestAge.set(stats.oldestAgeMs / 1000);

@@ -100,7 +100,8 @@ export interface Inbox {
    * and hands them back (Redis: to another replica; memory: they are lost, see README).
    */
   stop(drainMs?: number): Promise<void>;
-  stats(): Promise<InboxStats>;
+  /** `replicas`: also list the replicas (one more Redis round trip; the console asks, probes do not). */
+  stats(opts?: { replicas?: boolean }): Promise<InboxStats>;
 }
 
 export interface InboxOptions {

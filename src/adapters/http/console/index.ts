@@ -379,7 +379,7 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): void {
   app.get('/admin/health', async (c) => {
     const [ready, stats] = await Promise.all([
       checkReadiness(deps),
-      deps.inbox.stats().catch((err: unknown) => {
+      deps.inbox.stats({ replicas: true }).catch((err: unknown) => {
         log.warn({ err }, 'console: inbox stats unavailable');
         return null;
       }),

@@ -98,6 +98,8 @@ interface TurnSummary {
   toolResults: { tool: string; ok: boolean }[];
   /** performance.now() when the turn was handed in. */
   started: number;
+  /** Its turn record was written (a failure after that, saving the thread, adds no second one). */
+  recorded?: boolean;
 }
 
 /** Error codes that mean the bot declined the turn (a limit, a budget, the request itself), not that it broke. */
@@ -237,6 +239,7 @@ export function createAgent(deps: AgentDeps): Agent {
       try {
         const resolved = await resolveText(message, scope, emit, async () => {
           const turn = turnRecord(message, tenant.id, seen, { outcome: 'answered', flags: [], tools: [] });
+          seen.recorded = true;
           await recordUsage(message, tenant, { promptTokens: 0, completionTokens: 0 }, 0, turn);
         });
         if (resolved === undefined) return; // answered directly (paging)
@@ -347,6 +350,7 @@ export function createAgent(deps: AgentDeps): Agent {
           flags: [...flags],
           tools: result.toolCalls.map((c) => ({ tool: c.tool, ok: c.ok })),
         });
+        seen.recorded = true;
         await recordUsage(message, tenant, result.usage, result.toolCalls.length, turn);
         emit({
           type: 'done',
@@ -425,7 +429,7 @@ export function createAgent(deps: AgentDeps): Agent {
           // A turn the bot declined or could not finish is recorded too (the console's failures);
           // its tokens are not known here, so it has no ledger row. Before the error event, as
           // an answered turn's record comes before its `done`.
-          if (seen.tenantId) {
+          if (seen.tenantId && !seen.recorded) {
             const turn = turnRecord(message, seen.tenantId, seen, {
               outcome: REFUSALS.has(safe.code) ? 'refused' : 'failed',
               errorCode: safe.code,

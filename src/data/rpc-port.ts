@@ -27,6 +27,11 @@ export interface AdminDataPort extends DataPort {
   readonly transport: Transport;
   /** The embedding column's dimension, or null without pgvector. */
   readonly embeddingDimensions: number | null;
+  /**
+   * Forgets this process's cached tenant lookups (a workspace just mapped or approved is seen at
+   * once here; other replicas see it when their 10 s cache entries expire).
+   */
+  forgetTenants?(): void;
   /** Calls an admin function (import, embeddings, tenants); same checks as `call`. */
   admin<F extends AdminFunctionName, S extends z.ZodType>(
     fn: F,
@@ -208,6 +213,10 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
 
     recordUsage(row) {
       return ledger.write(row);
+    },
+
+    forgetTenants() {
+      tenantCache.clear();
     },
 
     async usageTotals(q) {

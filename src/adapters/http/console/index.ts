@@ -363,6 +363,8 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): void {
           { platform, workspace_id: workspaceId, tenant: approve ? form(c, 'tenant') : null },
           workspaceDecisionRow,
         );
+        // This replica answers the workspace's next event at once (a refusal may be cached).
+        p.forgetTenants?.();
         log.info(
           { platform, workspaceId, tenant: row?.tenant_slug ?? null },
           approve ? 'console: approved a workspace' : 'console: rejected a workspace',

@@ -20,7 +20,7 @@ import { serve, type Serving } from '../src/serve.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-server.js';
 import { postEvent } from './fakes/slack/signing.js';
 import { startFakeSlack, type FakeSlack, type FakeWorkspace } from './fakes/slack/web-api.js';
-import { captureLogs, serveConfig, type LogCapture } from './helpers/harness.js';
+import { captureLogs, serveConfig } from './helpers/harness.js';
 import { testTools } from './helpers/test-tools.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -73,7 +73,6 @@ describe.skipIf(!existsSync(CHROMIUM))('the operator console in a browser', () =
   let llm: FakeOpenAI;
   let slack: FakeSlack;
   let app: Serving;
-  let logs: LogCapture;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -85,8 +84,8 @@ describe.skipIf(!existsSync(CHROMIUM))('the operator console in a browser', () =
 
   beforeAll(async () => {
     [llm, slack] = await Promise.all([startFakeOpenAI(), startFakeSlack()]);
-    const captured = captureLogs('debug');
-    logs = captured.logs;
+    // Captured, not printed (a failing run's lines are in `captured.logs`).
+    const captured = captureLogs('info');
     app = await serve(
       serveConfig(llm.url, {
         ADMIN_TOKEN,

@@ -88,7 +88,7 @@ th, td { text-align: left; padding: 6px 10px; border-bottom: 1px solid var(--lin
 th { background: var(--soft); font-weight: 600; }
 tbody th { background: none; }
 td.num, th.num { text-align: right; }
-tr:last-child td { border-bottom: 0; }
+tr:last-child td, tbody tr:last-child th { border-bottom: 0; }
 form.filters, form.inline, form.period { display: flex; flex-wrap: wrap; gap: 8px 12px; align-items: end; margin: 8px 0 12px; }
 form.inline { display: inline-flex; margin: 0; }
 label { display: flex; flex-direction: column; font-size: .85rem; color: var(--muted); gap: 2px; }

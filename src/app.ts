@@ -6,7 +6,8 @@ import type { LlmClient } from './contract/llm.js';
 import { createThreadLock } from './agent/thread-lock.js';
 import { createThreadStore } from './agent/thread-store.js';
 import { schemaDialect, type Config } from './config.js';
-import { createDataPort } from './data/index.js';
+import { createDataPort, isAdminPort } from './data/index.js';
+import { startTurnLogRetention } from './data/turn-log.js';
 import type { DataPort } from './contract/data.js';
 import type { Logger } from './logger.js';
 import { createKv, type KvStore } from './state/kv.js';
@@ -17,6 +18,7 @@ import { createGuard } from './security/guard.js';
 import { createToolSet } from './tools/index.js';
 import { createToolRegistry, type ToolRegistry } from './agent/registry.js';
 import type { AnyTool } from './contract/tool.js';
+import { currentTraceId } from './telemetry/tracing.js';
 
 /** Everything one Switchboard process runs on, wired once. */
 export interface Switchboard {
@@ -80,9 +82,13 @@ export async function createSwitchboard(
       rateLimits: limits.limits,
       pricing,
       guard: createGuard(config),
+      // The turn record names the turn's trace (tracing on), so the console can link to it.
+      traceId: currentTraceId,
+      ...(config.TURN_LOG_HASH_KEY ? { turnHashKey: config.TURN_LOG_HASH_KEY } : {}),
     }),
     { data, config },
   );
+  const stopRetention = isAdminPort(data) ? startTurnLogRetention(data, { days: config.TURN_LOG_DAYS, log }) : () => {};
   log.info(
     {
       data: data.kind,
@@ -105,6 +111,7 @@ export async function createSwitchboard(
     registry,
     agent,
     async close() {
+      stopRetention();
       await inbox.stop(0);
       await Promise.allSettled([kv.close(), limits.close(), opts.data ? Promise.resolve() : data.close()]);
     },

@@ -144,7 +144,7 @@ export const configSchema = z
     HOST: z.string().default('0.0.0.0'),
     /** The bearer token for /api/* (and the default tenant's); unset, /api answers loopback clients only. */
     API_TOKEN: optionalString,
-    /** The admin API's bearer token (/tts_admin: policies and FAQs); off when unset. */
+    /** The admin API's bearer token (/tts_admin) and the operator console's sign-in (/admin); both off when unset. */
     ADMIN_TOKEN: optionalString,
     /** The bearer token for /metrics (from everyone); unset, /metrics answers loopback clients only. */
     METRICS_TOKEN: optionalString,
@@ -184,6 +184,31 @@ export const configSchema = z
       .transform((v) => (v === undefined || v === '' ? undefined : Number(v)))
       .pipe(z.number({ error: 'expected a whole number' }).int('expected a whole number').min(200).optional()),
     THREAD_TTL_DAYS: int(30, 1),
+    /** How long the turn record the operator console reads (/admin: turns, overview) is kept. */
+    TURN_LOG_DAYS: int(90, 1, 3_650),
+    /**
+     * The key of the turn record's hashes of thread and user ids (HMAC-SHA-256), so the console
+     * can group a user's turns without being able to say who they are. Unset: a random key per
+     * process (hashes do not match across restarts or replicas). At least 16 characters.
+     */
+    TURN_LOG_HASH_KEY: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v === '' ? undefined : v))
+      .pipe(z.string().min(16, 'is at least 16 characters (a random secret)').optional()),
+    /** A link to a turn's trace in the console, `{trace_id}` replaced (e.g. http://localhost:16686/trace/{trace_id}). */
+    TRACE_URL_TEMPLATE: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v === '' ? undefined : v))
+      .pipe(
+        z
+          .string()
+          .regex(/^https?:\/\/\S*\{trace_id\}\S*$/, 'is an http(s) URL containing {trace_id}')
+          .optional(),
+      ),
     /** Tokens (prompt + completion) one user may use per UTC day; unset = unlimited. */
     TOKEN_BUDGET_PER_USER_DAILY: optionalPositiveInt,
     /** Tokens one tenant may use per UTC month; unset = unlimited. */

@@ -179,8 +179,8 @@ export function instrumentInbox(inbox: Inbox): Inbox {
       }),
     start: () => inbox.start(),
     stop: (drainMs) => inbox.stop(drainMs),
-    async stats() {
-      const stats = await inbox.stats();
+    async stats(opts) {
+      const stats = await inbox.stats(opts);
       metrics.inboxPending.set(stats.pending);
       metrics.inboxRunning.set(stats.running);
       metrics.inboxOldestAge.set(stats.oldestAgeMs / 1000);

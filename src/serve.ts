@@ -4,6 +4,7 @@ import { type PlatformAdapter } from './adapters/platform.js';
 import { describeAccess } from './adapters/http/access.js';
 import { createHttpApp } from './adapters/http/app.js';
 import { mountOps } from './adapters/http/ops.js';
+import { mountConsole } from './adapters/http/console/index.js';
 import { startHttpServer } from './adapters/http/server.js';
 import { createSwitchboard, type Switchboard, type SwitchboardOptions } from './app.js';
 import type { Config } from './config.js';
@@ -49,6 +50,16 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     metricsToken: config.METRICS_TOKEN,
     trustProxy: config.TRUST_PROXY,
     draining: () => notReady,
+  });
+  // The operator console (/admin): off without ADMIN_TOKEN.
+  mountConsole(app, {
+    adminToken: config.ADMIN_TOKEN,
+    data: sb.data,
+    kv: sb.kv,
+    inbox: sb.inbox,
+    adapters,
+    log,
+    config,
   });
   const http = await startHttpServer(
     app,

@@ -1,7 +1,8 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import { createBudgets, type BudgetConfig } from './budget.js';
 import { tenantFor } from '../data/index.js';
-import type { DataPort, Tenant } from '../contract/data.js';
+import type { DataPort, Tenant, TurnRecord } from '../contract/data.js';
 import type { Logger } from '../logger.js';
 import { fenceFlaggedMessage } from '../security/fence.js';
 import type { Guard } from '../security/guard.js';
@@ -26,7 +27,14 @@ import type {
 } from '../contract/extension.js';
 import { systemPrompt } from './prompts.js';
 import { threadKey, type ThreadState } from '../contract/thread-state.js';
-import { UserFacingError, type IncomingMessage, type TurnEvent, type TurnFlag, type Usage } from '../contract/turn.js';
+import {
+  UserFacingError,
+  type ErrorCode,
+  type IncomingMessage,
+  type TurnEvent,
+  type TurnFlag,
+  type Usage,
+} from '../contract/turn.js';
 
 export interface ThreadStoreLike {
   load(key: string): Promise<ThreadState>;
@@ -62,6 +70,10 @@ export interface AgentDeps {
   pricing?: ModelPricing;
   /** The optional classifier model (`GUARD_MODEL`), asked beside the first step; fail-open. */
   guard?: Guard;
+  /** TURN_LOG_HASH_KEY: the key of the turn record's thread and user hashes (default: random per process). */
+  turnHashKey?: string;
+  /** The id of the trace the turn runs in, when tracing is on (kept in the turn record for a link). */
+  traceId?: () => string | undefined;
 }
 
 export interface Agent {
@@ -76,10 +88,28 @@ const MAX_TOOL_ERRORS = 3;
 /** What the turn's summary log line says, filled in as the turn goes. */
 interface TurnSummary {
   tenant?: string;
+  /** The tenant's id once known: a turn refused before (an unmapped workspace) has no turn record. */
+  tenantId?: string;
   outcome: string;
   usage?: Usage;
   tools?: number;
+  /** The turn's flags once its message was checked (a failed turn's record keeps them). */
+  flags?: TurnFlag[];
+  /** The tools whose results came back so far (a failed turn's record lists them). */
+  toolResults: { tool: string; ok: boolean }[];
+  /** performance.now() when the turn was handed in. */
+  started: number;
+  /** Its turn record was written (a failure after that, saving the thread, adds no second one). */
+  recorded?: boolean;
 }
+
+/** Error codes that mean the bot declined the turn (a limit, a budget, the request itself), not that it broke. */
+const REFUSALS: ReadonlySet<ErrorCode> = new Set([
+  'rate_limited',
+  'budget_exhausted',
+  'bad_request',
+  'tenant_not_configured',
+]);
 
 export function createAgent(deps: AgentDeps): Agent {
   const { config, llm, registry, data, store, lock, log } = deps;
@@ -91,18 +121,52 @@ export function createAgent(deps: AgentDeps): Agent {
   ext.actions.suggest ??= async (action) => ({ message: action.value ?? '' });
   const budgets = createBudgets(data, config, log, now);
   const rateLimits = deps.rateLimits ?? createRateLimits({ log });
+  const hashKey = deps.turnHashKey ?? randomBytes(32).toString('hex');
+  /** A keyed hash: equal ids give equal hashes, and without the key nobody can tell which id it was. */
+  const idHash = (value: string) => createHmac('sha256', hashKey).update(value).digest('hex').slice(0, 24);
 
-  /** The token ledger's row for a turn that used the LLM; a failed write never fails the turn. */
-  async function recordUsage(message: IncomingMessage, tenant: Tenant, usage: Usage, toolCalls: number): Promise<void> {
-    if (usage.promptTokens + usage.completionTokens === 0) return;
+  /** The turn's record for the operator console; ids only as keyed hashes, never the message. */
+  function turnRecord(
+    message: IncomingMessage,
+    tenantId: string,
+    seen: TurnSummary,
+    outcome: Pick<TurnRecord, 'outcome' | 'errorCode' | 'flags' | 'tools'>,
+  ): TurnRecord {
+    let traceId: string | undefined;
+    try {
+      traceId = deps.traceId?.();
+    } catch {
+      traceId = undefined;
+    }
+    return {
+      ...outcome,
+      durationMs: performance.now() - seen.started,
+      threadHash: idHash(threadKey(message, tenantId)),
+      userHash: idHash(`${message.platform}:${tenantId}:${message.userId}`),
+      ...(traceId ? { traceId } : {}),
+    };
+  }
+
+  /**
+   * The turn's ledger row (when it used the model) and its turn record, in one statement; a failed
+   * write never fails the turn.
+   */
+  async function recordUsage(
+    message: IncomingMessage,
+    tenant: Pick<Tenant, 'id'>,
+    usage: Usage,
+    toolCalls: number,
+    turn: TurnRecord,
+  ): Promise<void> {
     let costUsd: number | null = null;
     try {
-      costUsd = deps.pricing?.cost(llm.model, usage) ?? null;
+      if (usage.promptTokens + usage.completionTokens > 0) costUsd = deps.pricing?.cost(llm.model, usage) ?? null;
     } catch (err) {
       log.warn({ err, model: llm.model }, 'could not price a turn; its ledger row has no cost');
     }
     await data
       .recordUsage({
+        turn,
         tenantId: tenant.id,
         platform: message.platform,
         channelId: message.channelId,
@@ -146,6 +210,7 @@ export function createAgent(deps: AgentDeps): Agent {
   ): Promise<void> {
     const tenant = await tenantOf(message);
     seen.tenant = tenant.slug ?? tenant.id;
+    seen.tenantId = tenant.id;
     // Structural: every adapter's turn passes here, so no call site can forget the limits or the budget.
     const flood = await rateLimits.message({ tenantId: tenant.id, platform: message.platform, userId: message.userId });
     if (!flood.ok) {
@@ -175,11 +240,16 @@ export function createAgent(deps: AgentDeps): Agent {
       let saving: Promise<void> | undefined;
       const save = () => (saving ??= store.save(state));
       try {
-        const resolved = await resolveText(message, scope, emit);
+        const resolved = await resolveText(message, scope, emit, async () => {
+          const turn = turnRecord(message, tenant.id, seen, { outcome: 'answered', flags: [], tools: [] });
+          seen.recorded = true;
+          await recordUsage(message, tenant, { promptTokens: 0, completionTokens: 0 }, 0, turn);
+        });
         if (resolved === undefined) return; // answered directly (paging)
         // A flagged message is still answered, but the model reads it fenced as untrusted (and so does the history).
         const verdict = detectInjection(resolved);
         const flags: TurnFlag[] = verdict.flagged ? ['prompt_injection'] : [];
+        seen.flags = flags;
         if (verdict.flagged)
           turnLog.warn(
             {
@@ -278,7 +348,13 @@ export function createAgent(deps: AgentDeps): Agent {
         // The turn's two durable writes run side by side (on Postgres and Redis, two round trips
         // become one wait); `done` follows the ledger row, and a failed save surfaces below, as before.
         save().catch(() => {});
-        await recordUsage(message, tenant, result.usage, result.toolCalls.length);
+        const turn = turnRecord(message, tenant.id, seen, {
+          outcome: 'answered',
+          flags: [...flags],
+          tools: result.toolCalls.map((c) => ({ tool: c.tool, ok: c.ok })),
+        });
+        seen.recorded = true;
+        await recordUsage(message, tenant, result.usage, result.toolCalls.length, turn);
         emit({
           type: 'done',
           usage: result.usage,
@@ -301,6 +377,8 @@ export function createAgent(deps: AgentDeps): Agent {
     message: IncomingMessage,
     scope: TurnScope,
     emit: (e: TurnEvent) => void,
+    /** Writes the turn record of a turn answered without the model (before its `done`). */
+    answeredDirectly: () => Promise<void>,
   ): Promise<string | undefined> {
     let outcome: ActionResult = { message: message.text };
     if (message.action) {
@@ -315,6 +393,7 @@ export function createAgent(deps: AgentDeps): Agent {
     }
     if ('reply' in outcome) {
       emit({ type: 'reply', reply: outcome.reply });
+      await answeredDirectly();
       emit({ type: 'done', usage: { promptTokens: 0, completionTokens: 0 }, toolCalls: [], data: {} });
       return undefined;
     }
@@ -331,25 +410,37 @@ export function createAgent(deps: AgentDeps): Agent {
       const channel = createEventChannel<TurnEvent>();
       let signal: AbortSignal | undefined;
       const started = performance.now();
-      const seen: TurnSummary = { outcome: 'answered' };
+      const seen: TurnSummary = { outcome: 'answered', toolResults: [], started };
       turn(
         message,
         (e) => {
           if (e.type === 'done') {
             seen.usage = e.usage;
             seen.tools = e.toolCalls.length;
-          }
+          } else if (e.type === 'tool_result') seen.toolResults.push({ tool: e.tool, ok: e.ok });
           channel.push(e);
         },
         outer,
         (s) => (signal = s),
         seen,
       )
-        .catch((err: unknown) => {
+        .catch(async (err: unknown) => {
           const safe = toUserError(err, signal);
           seen.outcome = safe.code;
           const level = safe.code === 'internal' ? 'error' : 'warn';
           log[level]({ err, code: safe.code, platform: message.platform, messageId: message.messageId }, 'turn failed');
+          // A turn the bot declined or could not finish is recorded too (the console's failures);
+          // its tokens are not known here, so it has no ledger row. Before the error event, as
+          // an answered turn's record comes before its `done`.
+          if (seen.tenantId && !seen.recorded) {
+            const turn = turnRecord(message, seen.tenantId, seen, {
+              outcome: REFUSALS.has(safe.code) ? 'refused' : 'failed',
+              errorCode: safe.code,
+              flags: [...(seen.flags ?? [])],
+              tools: seen.toolResults,
+            });
+            await recordUsage(message, { id: seen.tenantId }, { promptTokens: 0, completionTokens: 0 }, 0, turn);
+          }
           channel.push({
             type: 'error',
             code: safe.code,

@@ -119,6 +119,8 @@ export const ADMIN_FUNCTIONS = {
     cached_prompt_tokens: 'integer?',
     reasoning_tokens: 'integer?',
     cost_usd: 'double precision?',
+    // The turn's record (TurnRecord as snake_case JSON): its turn_log row, in the same statement.
+    turn: 'jsonb?',
   },
   // Several turns' rows at once (see src/data/ledger-writer.ts): a JSON array of record_turn_usage's arguments.
   record_turn_usages: { rows: 'jsonb' },
@@ -130,6 +132,17 @@ export const ADMIN_FUNCTIONS = {
     thread_id: 'text?',
   },
   usage_by_day: { from: 'timestamp with time zone', to: 'timestamp with time zone' },
+  // The turn record, read by the operator console (/admin) and pruned after TURN_LOG_DAYS.
+  turn_overview: { from: 'timestamp with time zone', to: 'timestamp with time zone' },
+  list_turns: {
+    tenant: 'text?',
+    platform: 'text?',
+    outcome: 'text?',
+    flag: 'text?',
+    offset: 'integer?',
+    limit: 'integer?',
+  },
+  prune_turn_log: { days: 'integer', limit: 'integer?' },
   // The admin HTTP API's policies and FAQs (by the business in the path).
   admin_business: { business_id: 'uuid' },
   admin_list_policies: { business_id: 'uuid', topic: 'text?' },

@@ -110,6 +110,29 @@ export interface UsageRow {
   reasoningTokens?: number;
   /** The turn's cost in USD; null when no price is known for the model. */
   costUsd?: number | null;
+  /**
+   * The turn's record for the operator console (`turn_log`), written by the same statement as
+   * the ledger row. With it a turn that used no tokens writes its turn row only; without it
+   * (an older caller) the ledger row is written as before.
+   */
+  turn?: TurnRecord;
+}
+
+/** What the console knows of a turn: no message text, no platform id of a person or thread. */
+export interface TurnRecord {
+  /** answered; refused (a limit, a budget, a bad request); failed (the model, a timeout, a bug). */
+  outcome: 'answered' | 'refused' | 'failed';
+  /** The turn's error code (`rate_limited`, `llm_unavailable`…) when it did not answer. */
+  errorCode?: string | null;
+  flags: string[];
+  /** The tools called, in order, and whether each succeeded. */
+  tools: { tool: string; ok: boolean }[];
+  durationMs: number;
+  /** Keyed hashes (HMAC) of the thread key and the user id. */
+  threadHash: string;
+  userHash: string;
+  /** The turn's trace, when tracing is on. */
+  traceId?: string | null;
 }
 
 export interface UsageQuery {

@@ -271,6 +271,40 @@ export const usageTotalsRow = z.object({
   unpriced_turns: count,
 });
 export const usageByDayRow = usageTotalsRow.extend({ tenant: z.string(), day: z.string() });
+export const turnOverviewRow = z.object({
+  tenant: z.string(),
+  day: z.string(),
+  turns: count,
+  answered: count,
+  refused: count,
+  failed: count,
+  flagged: count,
+  prompt_tokens: count,
+  completion_tokens: count,
+  cached_prompt_tokens: count,
+  cost_usd: usd,
+  unpriced_turns: count,
+});
+export const turnListRow = z.object({
+  id: z.coerce.number().int(),
+  created_at: text,
+  tenant: text,
+  platform: text,
+  thread_hash: text,
+  user_hash: text,
+  outcome: z.enum(['answered', 'refused', 'failed']),
+  error_code: text.nullable(),
+  flags: z.array(text),
+  tools: z.array(z.object({ tool: text, ok: z.boolean() })),
+  duration_ms: z.number().int(),
+  model: text.nullable(),
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  cached_prompt_tokens: z.number().int(),
+  cost_usd: usd.nullable(),
+  trace_id: text.nullable(),
+});
+export const prunedRow = z.object({ deleted: count });
 
 export const savedInstallationRow = z.object({
   installation_key: text,
@@ -355,6 +389,9 @@ export const ROW_SCHEMAS = {
   record_turn_usages: z.object({ id: z.coerce.number().int() }),
   usage_totals: usageTotalsRow,
   usage_by_day: usageByDayRow,
+  turn_overview: turnOverviewRow,
+  list_turns: turnListRow,
+  prune_turn_log: prunedRow,
   admin_business: adminBusinessRow,
   admin_list_policies: adminPolicyRow,
   admin_save_policy: adminPolicyRow,

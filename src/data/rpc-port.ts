@@ -15,6 +15,7 @@ import {
   type DataErrorCode,
   type DataPort,
   type Tenant,
+  type TurnRecord,
   type UsageRow,
 } from '../contract/data.js';
 import { createLedgerWriter } from './ledger-writer.js';
@@ -27,6 +28,11 @@ export interface AdminDataPort extends DataPort {
   readonly transport: Transport;
   /** The embedding column's dimension, or null without pgvector. */
   readonly embeddingDimensions: number | null;
+  /**
+   * Forgets this process's cached tenant lookups (a workspace just mapped or approved is seen at
+   * once here; other replicas see it when their 10 s cache entries expire).
+   */
+  forgetTenants?(): void;
   /** Calls an admin function (import, embeddings, tenants); same checks as `call`. */
   admin<F extends AdminFunctionName, S extends z.ZodType>(
     fn: F,
@@ -84,6 +90,20 @@ function toTenant(row: z.infer<typeof tenantRow>): Tenant {
     defaultCampaignId: row.default_campaign_id,
     settings: row.settings,
     isDefault: row.is_default,
+  };
+}
+
+/** A turn's record as the SQL functions read it (snake_case JSON). */
+function turnJson(turn: TurnRecord): Record<string, unknown> {
+  return {
+    outcome: turn.outcome,
+    error_code: turn.errorCode ?? null,
+    flags: turn.flags,
+    tools: turn.tools.map(({ tool, ok }) => ({ tool, ok })),
+    duration_ms: Math.max(0, Math.round(turn.durationMs)),
+    thread_hash: turn.threadHash,
+    user_hash: turn.userHash,
+    trace_id: turn.traceId ?? null,
   };
 }
 
@@ -180,6 +200,8 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
     cached_prompt_tokens: row.cachedPromptTokens ?? 0,
     reasoning_tokens: row.reasoningTokens ?? 0,
     cost_usd: row.costUsd ?? null,
+    // The turn row goes in the same statement as the ledger row (both functions insert both).
+    ...(row.turn ? { turn: turnJson(row.turn) } : {}),
   });
   // The ledger's ids are not needed: its writes ask for no rows back.
   const write = { discardRows: true };
@@ -220,6 +242,10 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
 
     recordUsage(row) {
       return ledger.write(row);
+    },
+
+    forgetTenants() {
+      tenantCache.clear();
     },
 
     async usageTotals(q) {

@@ -89,6 +89,11 @@ export interface InboxStats {
   running: number;
   /** How long the oldest unanswered entry has waited; 0 when there is none. */
   oldestAgeMs: number;
+  /**
+   * The replicas running entries (Redis: each worker's connection, named host-pid, and how long
+   * since it last spoke to Redis); absent for the in-process inbox (this process only).
+   */
+  replicas?: { name: string; lastSeenMs: number }[];
 }
 
 export interface Inbox {
@@ -104,7 +109,8 @@ export interface Inbox {
    * and hands them back (Redis: to another replica; memory: they are lost, see README).
    */
   stop(drainMs?: number): Promise<void>;
-  stats(): Promise<InboxStats>;
+  /** `replicas`: also list the replicas (one more Redis round trip; the console asks, probes do not). */
+  stats(opts?: { replicas?: boolean }): Promise<InboxStats>;
 }
 
 export interface InboxOptions {

@@ -1,3 +1,5 @@
+import { hostname } from 'node:os';
+import { pid } from 'node:process';
 import { DelayedError, Queue, WaitingError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { ConfigError } from '../config.js';
@@ -325,6 +327,8 @@ export async function createRedisInbox(
         stalledInterval: Math.max(500, Math.floor(o.leaseMs / 2)),
         maxStalledCount: 5,
         autorun: false,
+        // Names this replica in Redis' client list (the operator console's per-replica "last seen").
+        name: `${hostname()}-${pid}`,
       });
       worker.on('error', (err) => log.warn({ err }, 'inbox worker error'));
       worker.on('stalled', (jobId) => log.warn({ entry: jobId }, 'inbox entry whose runner died is run again'));
@@ -346,7 +350,7 @@ export async function createRedisInbox(
       await queue.close();
       await producer.quit().catch(() => undefined);
     },
-    async stats() {
+    async stats(opts) {
       const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
       const pending = (counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0);
       // The oldest of each list's first job (each list is kept in insertion order).
@@ -356,13 +360,27 @@ export async function createRedisInbox(
       const oldest = Math.min(
         ...firsts.flat().map((j) => (j?.data as InboxEntry | undefined)?.receivedAt ?? j?.timestamp ?? Infinity),
       );
+      // CLIENT LIST may be refused by a managed Redis: then the replicas are simply not known.
+      if (!opts?.replicas) return { pending, running: counts.active ?? 0, oldestAgeMs: age(oldest) };
+      const workers = await queue.getWorkers().catch(() => []);
       return {
         pending,
         running: counts.active ?? 0,
-        oldestAgeMs: Number.isFinite(oldest) ? Math.max(0, Date.now() - oldest) : 0,
+        oldestAgeMs: age(oldest),
+        // BullMQ puts the queue's name in `name`; the connection's own (`…:w:<host>-<pid>`) is `rawname`.
+        replicas: workers.flatMap((w) => {
+          const raw = String((w as { rawname?: unknown }).rawname ?? '');
+          const at = raw.indexOf(':w:');
+          return at < 0 ? [] : [{ name: raw.slice(at + 3), lastSeenMs: Number(w.idle ?? 0) * 1000 }];
+        }),
       };
     },
   };
+}
+
+/** How long ago `oldest` (ms since the epoch) was; 0 when there is none. */
+function age(oldest: number): number {
+  return Number.isFinite(oldest) ? Math.max(0, Date.now() - oldest) : 0;
 }
 
 /** BullMQ job ids may not contain ':'. */

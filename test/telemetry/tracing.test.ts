@@ -10,6 +10,8 @@ import { startTracing, type Tracing } from '../../src/telemetry/start.js';
 import { currentTraceId, tracingOn } from '../../src/telemetry/tracing.js';
 import { startOtlpCollector, type CollectedSpan, type OtlpCollector } from '../fakes/otlp-collector.js';
 import { testTools } from '../helpers/test-tools.js';
+import { turnListRow } from '../../src/data/rows.js';
+import { isAdminPort } from '../../src/data/index.js';
 import { eventBody, mention, postEvent, sign, startSlackRig, type SlackRig } from '../adapters/slack/setup.js';
 
 // OTLP span kinds and status codes as they go on the wire.
@@ -189,6 +191,12 @@ describe('traces of a tool-using turn', () => {
     expect(turnLine).toMatchObject({ trace_id: turn.traceId, span_id: turn.spanId });
     const delivered = rig.h.logs.lines.filter((l) => l.msg === 'slack turn delivered').at(-1)!;
     expect(delivered.trace_id).toBe(turn.traceId);
+
+    // The turn's record for the operator console names the same trace (its link to the trace).
+    const port = rig.h.sb.data;
+    if (!isAdminPort(port)) throw new Error('the rig data port has no admin functions');
+    const [record] = await port.admin('list_turns', { limit: 1 }, turnListRow);
+    expect(record?.trace_id).toBe(turn.traceId);
   });
 
   it('export over OTLP/HTTP JSON too, and record prompts, completions and tool arguments/results when asked', async () => {

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -291,6 +292,27 @@ describe.skipIf(!REDIS_URL)('the Redis inbox across replicas', () => {
     await until(() => order.length === 20, 'twenty runs', 20_000);
     expect(order).toEqual(ids);
     expect(by.size).toBe(2); // both replicas took part
+  });
+
+  it('names the replicas running the inbox and when each last spoke to Redis (the console’s Health page)', async () => {
+    const make = redis();
+    const [a, b] = [await make(), await make()];
+    await Promise.all([a.start(), b.start()]);
+    // Only when asked (the console's Health page): probes and /metrics skip the extra round trip.
+    expect((await a.stats()).replicas).toBeUndefined();
+    const stats = await a.stats({ replicas: true });
+    // Two workers on this queue, each named host-pid (both are this process here).
+    expect(stats.replicas).toHaveLength(2);
+    for (const r of stats.replicas!) {
+      expect(r.name).toBe(`${hostname()}-${process.pid}`);
+      expect(r.lastSeenMs).toBeLessThan(60_000);
+    }
+    await b.stop(1_000);
+    // A stopped worker closes its connection: it leaves the list.
+    let left = 2;
+    for (const deadline = Date.now() + 10_000; left !== 1 && Date.now() < deadline; await sleep(50))
+      left = (await a.stats({ replicas: true })).replicas?.length ?? 0;
+    expect(left).toBe(1);
   });
 
   it('runs an entry again on another replica within seconds when its runner is killed (SIGKILL), with what it recorded', async () => {

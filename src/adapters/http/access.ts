@@ -12,7 +12,8 @@ import { bearerMatches } from './bearer.js';
  * - `/metrics` with `METRICS_TOKEN`: that bearer token, from everyone (loopback too). Without it:
  *   loopback only.
  * - `/healthz`, `/readyz` and the platforms' webhooks (signed) are open; the admin API has
- *   ADMIN_TOKEN (admin.ts).
+ *   ADMIN_TOKEN (admin.ts); the operator console `/admin` is off without ADMIN_TOKEN and with it
+ *   needs a session opened by typing ADMIN_TOKEN into its sign-in form (console/session.ts).
  */
 
 const loopback = new BlockList();
@@ -133,7 +134,7 @@ export function describeAccess(opts: {
   const api = opts.apiToken ? 'bearer API_TOKEN or a tenant token' : 'loopback only (no API_TOKEN) or a tenant token';
   const usage = opts.apiToken ? 'bearer API_TOKEN or a tenant token' : 'a tenant token only (no API_TOKEN)';
   const metrics = opts.metricsToken ? 'bearer METRICS_TOKEN' : 'loopback only (no METRICS_TOKEN)';
-  const admin = opts.adminToken ? 'bearer ADMIN_TOKEN' : 'off (no ADMIN_TOKEN)';
+  const admin = opts.adminToken ? 'bearer ADMIN_TOKEN, console /admin signs in with it' : 'off (no ADMIN_TOKEN)';
   const proxy =
     opts.trustedHops > 0
       ? `client address from X-Forwarded-For (TRUST_PROXY: ${opts.trustedHops} hop${opts.trustedHops > 1 ? 's' : ''})`

@@ -34,7 +34,6 @@ const anyRow = z.unknown();
  */
 export function mountOps(app: Hono, deps: OpsDeps): void {
   enableDefaultMetrics();
-  const timeoutMs = deps.checkTimeoutMs ?? 2_000;
 
   app.get('/metrics', async (c) => {
     const decision = decideAccess(c, {
@@ -50,41 +49,51 @@ export function mountOps(app: Hono, deps: OpsDeps): void {
 
   app.get('/readyz', async (c) => {
     if (deps.draining?.()) return c.json({ ok: false, checks: { shutdown: 'draining' } }, 503);
-    const checks: Record<string, () => Promise<unknown>> = {
-      // A real round trip (default_tenant is not cached like the tenant lookups).
-      database: () => deps.data.call('default_tenant', {}, anyRow),
-      inbox: () => deps.inbox.stats(),
-    };
-    const redis = deps.kv.redis;
-    if (redis) checks.redis = () => redis.ping();
-    for (const adapter of deps.adapters) {
-      if (adapter.ready)
-        checks[adapter.name] = async () =>
-          (await adapter.ready!()) ? true : Promise.reject(new Error('not connected'));
-    }
-    const results = await Promise.all(
-      Object.entries(checks).map(async ([name, check]) => {
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise<never>(
-          (_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), timeoutMs)),
-        );
-        try {
-          await Promise.race([check(), timeout]);
-          return [name, 'ok'] as const;
-        } catch (err) {
-          // A fixed reason: error messages can carry connection strings.
-          const reason =
-            err instanceof Error && (err.message === 'timed out' || err.message === 'not connected')
-              ? err.message
-              : 'unreachable';
-          deps.log.warn({ check: name, err }, `readiness check failed: ${name}`);
-          return [name, reason] as const;
-        } finally {
-          clearTimeout(timer);
-        }
-      }),
-    );
-    const ok = results.every(([, r]) => r === 'ok');
-    return c.json({ ok, checks: Object.fromEntries(results) }, ok ? 200 : 503);
+    const { ok, checks } = await checkReadiness(deps);
+    return c.json({ ok, checks }, ok ? 200 : 503);
   });
+}
+
+/**
+ * The readiness checks (/readyz, and the operator console's Health page): each dependency's
+ * answer within `checkTimeoutMs`, as `ok`, `timed out`, `not connected` or `unreachable`.
+ */
+export async function checkReadiness(
+  deps: Pick<OpsDeps, 'data' | 'kv' | 'inbox' | 'adapters' | 'log' | 'checkTimeoutMs'>,
+): Promise<{ ok: boolean; checks: Record<string, string> }> {
+  const timeoutMs = deps.checkTimeoutMs ?? 2_000;
+  const checks: Record<string, () => Promise<unknown>> = {
+    // A real round trip (default_tenant is not cached like the tenant lookups).
+    database: () => deps.data.call('default_tenant', {}, anyRow),
+    inbox: () => deps.inbox.stats(),
+  };
+  const redis = deps.kv.redis;
+  if (redis) checks.redis = () => redis.ping();
+  for (const adapter of deps.adapters) {
+    if (adapter.ready)
+      checks[adapter.name] = async () => ((await adapter.ready!()) ? true : Promise.reject(new Error('not connected')));
+  }
+  const results = await Promise.all(
+    Object.entries(checks).map(async ([name, check]) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), timeoutMs)),
+      );
+      try {
+        await Promise.race([check(), timeout]);
+        return [name, 'ok'] as const;
+      } catch (err) {
+        // A fixed reason: error messages can carry connection strings.
+        const reason =
+          err instanceof Error && (err.message === 'timed out' || err.message === 'not connected')
+            ? err.message
+            : 'unreachable';
+        deps.log.warn({ check: name, err }, `readiness check failed: ${name}`);
+        return [name, reason] as const;
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+  return { ok: results.every(([, r]) => r === 'ok'), checks: Object.fromEntries(results) };
 }

@@ -7,6 +7,7 @@ import type { AdapterDeps, PlatformAdapter } from '../platform.js';
 import { boltLogger } from './bolt-logger.js';
 import { createSlackRoles } from './user-roles.js';
 import { registerHandlers } from './handlers.js';
+import { registerAppHome } from './app-home.js';
 import { createSlackFetch } from './http-transport.js';
 import { AUTH_ERROR_CODES, slackErrorCode } from './slack-errors.js';
 import { createSlackState } from './slack-state.js';
@@ -45,10 +46,13 @@ export type SlackConfig =
   | 'SLACK_UNFURL_DOMAINS'
   | 'TENANT_MODE'
   | 'THREAD_TTL_DAYS'
-  | 'INBOX_THREAD_QUEUE_MAX';
+  | 'INBOX_THREAD_QUEUE_MAX'
+  | 'TOKEN_BUDGET_PER_USER_DAILY'
+  | 'TOKEN_BUDGET_PER_TENANT_MONTHLY'
+  | 'BUDGET_USD_PER_TENANT_MONTHLY';
 
 export function createSlackAdapter(
-  sb: AdapterDeps<SlackConfig> & Pick<Switchboard, 'data'>,
+  sb: AdapterDeps<SlackConfig> & Pick<Switchboard, 'data' | 'registry'>,
   opts: SlackAdapterOptions = {},
 ): PlatformAdapter | undefined {
   const { config } = sb;
@@ -128,6 +132,9 @@ export function createSlackAdapter(
     unfurlDomains: config.SLACK_UNFURL_DOMAINS,
     writer: opts.writer,
   });
+
+  // The Home tab: what the bot can do here, the user's own usage.
+  registerAppHome(app, { data: sb.data, registry: sb.registry, config, log });
 
   // auth.test once (the bot's own ids); until it passed, HTTP events get 503 and Slack retries.
   let ready = false;

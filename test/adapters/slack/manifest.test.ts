@@ -37,6 +37,11 @@ describe('Slack app manifest', () => {
     }
   });
 
+  it('enables the Home tab and subscribes to app_home_opened (the App Home view)', () => {
+    expect(listed('app_home_opened')).toBe(true);
+    expect(manifest).toMatch(/app_home:\s*\n\s*home_tab_enabled: true/);
+  });
+
   it('subscribes to uninstalls and names the OAuth redirect path', () => {
     expect(listed('app_uninstalled')).toBe(true);
     expect(listed('tokens_revoked')).toBe(true);

@@ -102,7 +102,16 @@ export interface FakeSlack {
   close(): Promise<void>;
 }
 
-const JSON_FIELDS = new Set(['blocks', 'chunks', 'metadata', 'prompts', 'loading_messages', 'files', 'attachments']);
+const JSON_FIELDS = new Set([
+  'blocks',
+  'view',
+  'chunks',
+  'metadata',
+  'prompts',
+  'loading_messages',
+  'files',
+  'attachments',
+]);
 
 export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeSlack> {
   const options = {
@@ -327,6 +336,15 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
           ok: true,
           files: files.map((f) => ({ id: f.id, title: f.title, name: pendingUploads.get(f.id)?.filename })),
         };
+      }
+      case 'views.publish': {
+        // Slack's checks: a user id, a view of type home (the Home tab) with a blocks array, at most 100 blocks.
+        const view = (typeof a.view === 'string' ? JSON.parse(a.view) : a.view) as
+          { type?: string; blocks?: unknown[] } | undefined;
+        if (!/^[UW][A-Z0-9]+$/.test(String(a.user_id ?? ''))) return { ok: false, error: 'invalid_arguments' };
+        if (!view || view.type !== 'home' || !Array.isArray(view.blocks) || view.blocks.length > 100)
+          return { ok: false, error: 'invalid_arguments' };
+        return { ok: true, view: { id: `V${String(++seq)}`, type: 'home', blocks: view.blocks } };
       }
       case 'users.info': {
         const id = String(a.user ?? '');

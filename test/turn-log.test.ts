@@ -7,63 +7,17 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDataPort, type AdminDataPort } from '../src/data/index.js';
 import { prunedRow, turnListRow, turnOverviewRow } from '../src/data/rows.js';
 import type { AdminFunctionArgs } from '../src/contract/catalogue.js';
-import type { SqlClient } from '../src/data/transports/types.js';
-import { silentLogger } from '../src/logger.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-server.js';
-import { startFakePostgrest } from './fakes/postgrest.js';
-import {
-  openPgliteTestPort,
-  openPostgresTestPort,
-  testConfig,
-  TEST_DATABASE_URL,
-  noticeWithoutPostgres,
-} from './helpers/db.js';
+import { sqlBackedStores, type SqlBackedStore } from './helpers/ledger-stores.js';
 import { collect, errorOf, message, startHarness, type Harness } from './helpers/harness.js';
 import { testTools } from './helpers/test-tools.js';
 
 const HASH_KEY = 'turn-log-test-hash-key-0123456789';
 
-interface Store {
-  data: AdminDataPort;
-  sql: SqlClient;
-  close(): Promise<void>;
-}
-const stores: [string, () => Promise<Store>][] = [
-  [
-    'PGlite',
-    async () => {
-      const data = await openPgliteTestPort({ seedDemo: false });
-      return { data, sql: data.transport.sql!, close: () => data.close() };
-    },
-  ],
-  [
-    'Supabase (PostgREST fake over PGlite)',
-    async () => {
-      const backing = await openPgliteTestPort({ seedDemo: false });
-      const sql = backing.transport.sql!;
-      const key = 'test-service-role-key';
-      const fake = await startFakePostgrest({ query: (text, params) => sql.query(text, params), serviceKey: key });
-      const data = await openDataPort(
-        testConfig({ SUPABASE_URL: fake.url, SUPABASE_SERVICE_ROLE_KEY: key }),
-        silentLogger(),
-        { tenantCacheMs: 0 },
-      );
-      return { data, sql, close: async () => (await data.close(), await fake.close(), await backing.close()) };
-    },
-  ],
-];
-if (TEST_DATABASE_URL)
-  stores.push([
-    'Postgres',
-    async () => {
-      const { port, db } = await openPostgresTestPort({ seed: false });
-      return { data: port, sql: port.transport.sql!, close: () => port.close().then(() => db.drop()) };
-    },
-  ]);
-else noticeWithoutPostgres('the turn record on Postgres');
+type Store = SqlBackedStore;
+const stores = sqlBackedStores('the turn record on Postgres');
 
 let llm: FakeOpenAI;
 beforeAll(async () => {

@@ -9,23 +9,15 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../src/adapters/http/app.js';
-import { isAdminPort, openDataPort, type AdminDataPort } from '../src/data/index.js';
-import type { SqlClient } from '../src/data/transports/types.js';
-import { silentLogger } from '../src/logger.js';
+import { isAdminPort, type AdminDataPort } from '../src/data/index.js';
 import { calcPrice } from '@pydantic/genai-prices';
 import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-server.js';
-import { startFakePostgrest } from './fakes/postgrest.js';
-import {
-  openPgliteTestPort,
-  openPostgresTestPort,
-  testConfig,
-  TEST_DATABASE_URL,
-  type TestDatabase,
-} from './helpers/db.js';
+import { openPgliteTestPort, openPostgresTestPort, TEST_DATABASE_URL, type TestDatabase } from './helpers/db.js';
 import { collect, errorOf, message, replyOf, startHarness, type Harness } from './helpers/harness.js';
 import { testTools } from './helpers/test-tools.js';
 import { eventBody, mention, postEvent, sign, startSlackRig } from './adapters/slack/setup.js';
 import { peer } from './helpers/peer.js';
+import { sqlBackedStores, type SqlBackedStore } from './helpers/ledger-stores.js';
 
 const run = promisify(execFile);
 let llm: FakeOpenAI;
@@ -231,53 +223,8 @@ function scriptDetailedTurn() {
 }
 const DETAILED = { prompt: 2_200, cached: 1_600, completion: 80, reasoning: 20 };
 
-/** A data port, the SQL underneath it (to read the ledger's rows themselves) and how to close both. */
-interface CostStore {
-  data: AdminDataPort;
-  sql: SqlClient;
-  close(): Promise<void>;
-}
-const costStores: [string, () => Promise<CostStore>][] = [
-  [
-    'PGlite',
-    async () => {
-      const data = await openPgliteTestPort({ seedDemo: false });
-      return { data, sql: data.transport.sql!, close: () => data.close() };
-    },
-  ],
-  [
-    // supabase-js → the loopback PostgREST → PGlite: the third transport's rpc calls and numeric JSON.
-    'Supabase (PostgREST fake over PGlite)',
-    async () => {
-      const backing = await openPgliteTestPort({ seedDemo: false });
-      const sql = backing.transport.sql!;
-      const key = 'test-service-role-key';
-      const fake = await startFakePostgrest({ query: (text, params) => sql.query(text, params), serviceKey: key });
-      const data = await openDataPort(
-        testConfig({ SUPABASE_URL: fake.url, SUPABASE_SERVICE_ROLE_KEY: key }),
-        silentLogger(),
-        { tenantCacheMs: 0 },
-      );
-      return {
-        data,
-        sql,
-        close: async () => {
-          await data.close();
-          await fake.close();
-          await backing.close();
-        },
-      };
-    },
-  ],
-];
-if (TEST_DATABASE_URL)
-  costStores.push([
-    'Postgres',
-    async () => {
-      const { port, db } = await openPostgresTestPort({ seed: false });
-      return { data: port, sql: port.transport.sql!, close: () => port.close().then(() => db.drop()) };
-    },
-  ]);
+type CostStore = SqlBackedStore;
+const costStores = sqlBackedStores('cost in the ledger on Postgres');
 
 describe.each(costStores)('cost in the ledger on %s', (_name, open) => {
   let data: AdminDataPort;

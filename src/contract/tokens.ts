@@ -2,8 +2,22 @@
  * Token counting, shared by the loop (history budgets) and the tools (capped summaries): the
  * o200k encoding, and the framing the chat API adds per message and tool call.
  */
-import { countTokens as countEncodedTokens } from 'gpt-tokenizer';
+import { createRequire } from 'node:module';
 import type { ChatMessage } from './llm.js';
+
+type Tokenizer = typeof import('gpt-tokenizer');
+let tokenizer: Tokenizer | undefined;
+
+/**
+ * The o200k tables, loaded at the first count rather than at start-up: they hold about 55 MB
+ * (more than the rest of the core together), and a process that has answered nothing needs none
+ * of it. Loaded synchronously (the CommonJS build of the same package) because counting is
+ * synchronous; the first turn pays the load once (about 0.1 s).
+ */
+function encoder(): Tokenizer {
+  tokenizer ??= createRequire(import.meta.url)('gpt-tokenizer') as Tokenizer;
+  return tokenizer;
+}
 
 /** Role markers and separators the API wraps around every message (OpenAI's cookbook counts 3–4). */
 const PER_MESSAGE = 4;
@@ -16,7 +30,7 @@ const PER_MEDIA_PART = 85;
 export function countTokens(text: string): number {
   if (!text) return 0;
   // A user may type `<|endoftext|>`: count it as plain text instead of throwing.
-  return countEncodedTokens(text, { disallowedSpecial: new Set() });
+  return encoder().countTokens(text, { disallowedSpecial: new Set() });
 }
 
 /** Tokens the messages cost in a request: contents, tool call names and arguments, framing. */

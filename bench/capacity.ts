@@ -4,8 +4,9 @@
  * runs in a child process (as `npm start` does: HTTP API, embedded database, memory state) so
  * its memory is its own.
  *
- *   npx tsx bench/capacity.ts [--turns 1000] [--llm-ms 1000] [--rounds 3] [--dist]
+ *   npx tsx bench/capacity.ts [--turns 1000] [--llm-ms 1000] [--rounds 3] [--dist] [--memory]
  *
+ * `--memory` keeps the embedded database in memory (PGLITE_MEMORY=1) instead of a scratch directory.
  * `--dist` runs the compiled tree (`npm run build` first), as the Docker image does; without it
  * the sources run through tsx, which holds about 90 MB more.
  *
@@ -25,9 +26,11 @@ const { values: flags } = parseArgs({
     'llm-ms': { type: 'string', default: '1000' },
     rounds: { type: 'string', default: '3' },
     dist: { type: 'boolean', default: false },
+    memory: { type: 'boolean', default: false },
   },
 });
 const TURNS = Number(flags.turns);
+const API_TOKEN = 'capacity-bench-token-0123456789abcdef';
 const LLM_MS = Number(flags['llm-ms']);
 const ROUNDS = Number(flags.rounds);
 const MB = (b: number) => (b / 1024 / 1024).toFixed(0);
@@ -41,7 +44,12 @@ function post(url: string, body: string): Promise<{ status: number; text: string
       {
         method: 'POST',
         agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          // The token bench/capacity/server.mjs sets: each request's userId is its own person.
+          authorization: `Bearer ${API_TOKEN}`,
+        },
       },
       (res) => {
         const parts: Buffer[] = [];
@@ -62,7 +70,12 @@ const child = fork(new URL('./capacity/server.mjs', import.meta.url), {
     '--expose-gc',
     ...(process.env.CAPACITY_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAPACITY_CPU_PROF] : []),
   ],
-  env: { ...process.env, CAPACITY_LLM_URL: llm.url, ...(DIST ? { CAPACITY_DIST: '1' } : {}) },
+  env: {
+    ...process.env,
+    CAPACITY_LLM_URL: llm.url,
+    ...(DIST ? { CAPACITY_DIST: '1' } : {}),
+    ...(flags.memory ? { CAPACITY_MEMORY: '1' } : {}),
+  },
 });
 const [{ url }] = (await once(child, 'message')) as [{ url: string }];
 type Report = {
@@ -78,7 +91,7 @@ const report = async (): Promise<Report> => {
 };
 
 console.log(
-  `capacity: ${TURNS} concurrent turns over HTTP, LLM answers after ${LLM_MS} ms, ${DIST ? 'dist/' : 'src/ through tsx'}, ${process.env.CAPACITY_DATABASE_URL ? 'Postgres' : 'embedded database'} (node ${process.version})`,
+  `capacity: ${TURNS} concurrent turns over HTTP, LLM answers after ${LLM_MS} ms, ${DIST ? 'dist/' : 'src/ through tsx'}, ${process.env.CAPACITY_DATABASE_URL ? 'Postgres' : flags.memory ? 'embedded database in memory' : 'embedded database on disk'} (node ${process.version})`,
 );
 for (let round = 1; round <= ROUNDS; round++) {
   llm.reset();

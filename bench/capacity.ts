@@ -7,6 +7,7 @@
  *   npx tsx bench/capacity.ts [--turns 1000] [--llm-ms 1000] [--rounds 3] [--dist] [--memory]
  *
  * `--memory` keeps the embedded database in memory (PGLITE_MEMORY=1) instead of a scratch directory.
+ * `--json` adds a last line `JSON {…}` with each round's figures (bench/footprint.ts reads it).
  * `--dist` runs the compiled tree (`npm run build` first), as the Docker image does; without it
  * the sources run through tsx, which holds about 90 MB more.
  *
@@ -27,6 +28,7 @@ const { values: flags } = parseArgs({
     rounds: { type: 'string', default: '3' },
     dist: { type: 'boolean', default: false },
     memory: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
   },
 });
 const TURNS = Number(flags.turns);
@@ -93,6 +95,14 @@ const report = async (): Promise<Report> => {
 console.log(
   `capacity: ${TURNS} concurrent turns over HTTP, LLM answers after ${LLM_MS} ms, ${DIST ? 'dist/' : 'src/ through tsx'}, ${process.env.CAPACITY_DATABASE_URL ? 'Postgres' : flags.memory ? 'embedded database in memory' : 'embedded database on disk'} (node ${process.version})`,
 );
+const rounds: {
+  answered: number;
+  turns: number;
+  wallMs: number;
+  rssBefore: number;
+  peakRss: number;
+  cpuMsPerTurn: number;
+}[] = [];
 for (let round = 1; round <= ROUNDS; round++) {
   llm.reset();
   llm.script(...Array.from({ length: TURNS }, () => ({ text: 'Answered.', delayMs: LLM_MS })));
@@ -121,8 +131,17 @@ for (let round = 1; round <= ROUNDS; round++) {
   const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])).sort((a, b) => a - b);
   const p = (q: number) =>
     done.length ? done[Math.min(done.length - 1, Math.floor(q * done.length))]!.toFixed(0) : '-';
+  const cpuMsPerTurn = (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000 / TURNS;
+  rounds.push({
+    answered: ok,
+    turns: TURNS,
+    wallMs: wall,
+    rssBefore: before.now.rss,
+    peakRss: after.peak.rss,
+    cpuMsPerTurn,
+  });
   console.log(
-    `round ${round}: answered ${ok}/${TURNS} in ${(wall / 1000).toFixed(2)} s (answer times p50 ${p(0.5)} ms, p99 ${p(0.99)} ms; Switchboard's CPU ${((after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000 / TURNS).toFixed(2)} ms a turn, the harness's (clients and LLM) ${((harness.user + harness.system) / 1000 / TURNS).toFixed(2)} ms)   ` +
+    `round ${round}: answered ${ok}/${TURNS} in ${(wall / 1000).toFixed(2)} s (answer times p50 ${p(0.5)} ms, p99 ${p(0.99)} ms; Switchboard's CPU ${cpuMsPerTurn.toFixed(2)} ms a turn, the harness's (clients and LLM) ${((harness.user + harness.system) / 1000 / TURNS).toFixed(2)} ms)   ` +
       `RSS before ${MB(before.now.rss)} MB, peak ${MB(after.peak.rss)} MB (+${((after.peak.rss - before.now.rss) / 1024 / TURNS).toFixed(0)} KB per in-flight turn); ` +
       `heap peak ${MB(after.peak.heapUsed)} MB, external ${MB(after.peak.external)} MB; after GC: heap ${MB(after.now.heapUsed)} MB, RSS ${MB(after.now.rss)} MB` +
       (firstError ? `   first error: ${firstError.message}` : ''),
@@ -130,6 +149,7 @@ for (let round = 1; round <= ROUNDS; round++) {
 }
 const final = await report();
 console.log(`process max RSS over the run: ${(final.maxRssKb / 1024).toFixed(0)} MB`);
+if (flags.json) console.log(`JSON ${JSON.stringify({ rounds, maxRss: final.maxRssKb * 1024 })}`);
 child.send('stop');
 await once(child, 'exit');
 await llm.close();

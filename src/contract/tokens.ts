@@ -3,6 +3,7 @@
  * o200k encoding, and the framing the chat API adds per message and tool call.
  */
 import { createRequire } from 'node:module';
+import { LRUCache } from 'lru-cache';
 import type { ChatMessage } from './llm.js';
 
 type Tokenizer = typeof import('gpt-tokenizer');
@@ -26,9 +27,24 @@ const PER_TOOL_CALL = 8;
 /** Non-text parts (images, audio, files) cannot be counted from text; a low-detail image costs 85. */
 const PER_MEDIA_PART = 85;
 
+/** Texts this long are remembered with their count (hashing one costs far less than encoding it). */
+const REMEMBER_FROM = 512;
+/**
+ * Long texts counted lately: the system prompt is the same for every turn of a tenant and was
+ * encoded anew each time. Bounded by characters held (about 2 MB).
+ */
+const counted = new LRUCache<string, number>({ maxSize: 1_000_000, sizeCalculation: (_, text) => text.length });
+
 /** Tokens in a text with the o200k encoding (gpt-4o family); close enough for other models' budgets. */
 export function countTokens(text: string): number {
   if (!text) return 0;
+  if (text.length < REMEMBER_FROM) return encode(text);
+  let tokens = counted.get(text);
+  if (tokens === undefined) counted.set(text, (tokens = encode(text)));
+  return tokens;
+}
+
+function encode(text: string): number {
   // A user may type `<|endoftext|>`: count it as plain text instead of throwing.
   return encoder().countTokens(text, { disallowedSpecial: new Set() });
 }

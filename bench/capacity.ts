@@ -9,7 +9,7 @@
  * `--memory` keeps the embedded database in memory (PGLITE_MEMORY=1) instead of a scratch directory.
  * `--json` adds a last line `JSON {…}` with each round's figures (bench/footprint.ts reads it).
  * `--dist` runs the compiled tree (`npm run build` first), as the Docker image does; without it
- * the sources run through tsx, which holds about 90 MB more.
+ * the sources run through tsx, which holds about 30–50 MB more (docs/performance.md, Memory).
  *
  * Prints, per round: how many were answered, the wall time from the first request to the last
  * answer, the child's peak RSS and heap, and RSS per in-flight turn. Targets: all answered

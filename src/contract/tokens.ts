@@ -3,10 +3,11 @@
  * o200k encoding, and the framing the chat API adds per message and tool call.
  */
 import { createRequire } from 'node:module';
+import type * as TokenizerModule from 'gpt-tokenizer';
 import { LRUCache } from 'lru-cache';
 import type { ChatMessage } from './llm.js';
 
-type Tokenizer = typeof import('gpt-tokenizer');
+type Tokenizer = typeof TokenizerModule;
 let tokenizer: Tokenizer | undefined;
 
 /**

@@ -14,7 +14,7 @@ let tokenizer: Tokenizer | undefined;
  * The o200k tables, loaded at the first count rather than at start-up: they hold about 55 MB
  * (more than the rest of the core together), and a process that has answered nothing needs none
  * of it. Loaded synchronously (the CommonJS build of the same package) because counting is
- * synchronous; the first turn pays the load once (about 0.1 s).
+ * synchronous; the first turn pays the load once (0.1–0.2 s).
  */
 function encoder(): Tokenizer {
   tokenizer ??= createRequire(import.meta.url)('gpt-tokenizer') as Tokenizer;

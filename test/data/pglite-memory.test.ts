@@ -66,6 +66,10 @@ describe('the embedded database buffer cache', () => {
     expect(() => parseConfig({ OPENAI_API_KEY: 'sk-test', PGLITE_SHARED_BUFFERS: '512kB' })).toThrow(
       /PGLITE_SHARED_BUFFERS/,
     );
+    // Over WebAssembly's 2 GB of memory.
+    expect(() => parseConfig({ OPENAI_API_KEY: 'sk-test', PGLITE_SHARED_BUFFERS: '4GB' })).toThrow(
+      /PGLITE_SHARED_BUFFERS/,
+    );
     expect(parseConfig({ OPENAI_API_KEY: 'sk-test' }).PGLITE_SHARED_BUFFERS).toBe('16MB');
   });
 });

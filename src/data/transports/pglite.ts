@@ -71,8 +71,8 @@ function lockDir(dir: string): () => void {
 export const DEFAULT_SHARED_BUFFERS = '16MB';
 /** What PGlite 0.3 puts on Postgres's command line, NUL-terminated in its WebAssembly data segment. */
 const BUILT_IN_SHARED_BUFFERS = 'shared_buffers=128MB\0';
-/** A value that fits in place of `128MB` (5 characters at most): 1–999 MB or GB. */
-export const SHARED_BUFFERS_PATTERN = /^[1-9][0-9]{0,2}(MB|GB)$/;
+/** A value that fits in place of `128MB` (5 characters at most) and in WebAssembly's 2 GB: 1MB–999MB. */
+export const SHARED_BUFFERS_PATTERN = /^[1-9][0-9]{0,2}MB$/;
 
 const modules = new Map<string, Promise<WasmModule | undefined>>();
 

@@ -161,7 +161,7 @@ async function unpack(archive: string, root: string): Promise<void> {
     try {
       for await (const chunk of entry) {
         const data = chunk as Buffer;
-        for (let at = 0; at < data.length; ) at += writeSync(fd, data, at);
+        for (let at = 0; at < data.length;) at += writeSync(fd, data, at);
       }
     } finally {
       closeSync(fd);

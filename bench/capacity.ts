@@ -4,10 +4,12 @@
  * runs in a child process (as `npm start` does: HTTP API, embedded database, memory state) so
  * its memory is its own.
  *
- *   npx tsx bench/capacity.ts [--turns 1000] [--llm-ms 1000] [--rounds 3] [--dist]
+ *   npx tsx bench/capacity.ts [--turns 1000] [--llm-ms 1000] [--rounds 3] [--dist] [--memory]
  *
+ * `--memory` keeps the embedded database in memory (PGLITE_MEMORY=1) instead of a scratch directory.
+ * `--json` adds a last line `JSON {…}` with each round's figures (bench/footprint.ts reads it).
  * `--dist` runs the compiled tree (`npm run build` first), as the Docker image does; without it
- * the sources run through tsx, which holds about 90 MB more.
+ * the sources run through tsx, which holds about 30–50 MB more (docs/performance.md, Memory).
  *
  * Prints, per round: how many were answered, the wall time from the first request to the last
  * answer, the child's peak RSS and heap, and RSS per in-flight turn. Targets: all answered
@@ -25,9 +27,12 @@ const { values: flags } = parseArgs({
     'llm-ms': { type: 'string', default: '1000' },
     rounds: { type: 'string', default: '3' },
     dist: { type: 'boolean', default: false },
+    memory: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
   },
 });
 const TURNS = Number(flags.turns);
+const API_TOKEN = 'capacity-bench-token-0123456789abcdef';
 const LLM_MS = Number(flags['llm-ms']);
 const ROUNDS = Number(flags.rounds);
 const MB = (b: number) => (b / 1024 / 1024).toFixed(0);
@@ -41,7 +46,12 @@ function post(url: string, body: string): Promise<{ status: number; text: string
       {
         method: 'POST',
         agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          // The token bench/capacity/server.mjs sets: each request's userId is its own person.
+          authorization: `Bearer ${API_TOKEN}`,
+        },
       },
       (res) => {
         const parts: Buffer[] = [];
@@ -62,7 +72,12 @@ const child = fork(new URL('./capacity/server.mjs', import.meta.url), {
     '--expose-gc',
     ...(process.env.CAPACITY_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAPACITY_CPU_PROF] : []),
   ],
-  env: { ...process.env, CAPACITY_LLM_URL: llm.url, ...(DIST ? { CAPACITY_DIST: '1' } : {}) },
+  env: {
+    ...process.env,
+    CAPACITY_LLM_URL: llm.url,
+    ...(DIST ? { CAPACITY_DIST: '1' } : {}),
+    ...(flags.memory ? { CAPACITY_MEMORY: '1' } : {}),
+  },
 });
 const [{ url }] = (await once(child, 'message')) as [{ url: string }];
 type Report = {
@@ -78,8 +93,16 @@ const report = async (): Promise<Report> => {
 };
 
 console.log(
-  `capacity: ${TURNS} concurrent turns over HTTP, LLM answers after ${LLM_MS} ms, ${DIST ? 'dist/' : 'src/ through tsx'}, ${process.env.CAPACITY_DATABASE_URL ? 'Postgres' : 'embedded database'} (node ${process.version})`,
+  `capacity: ${TURNS} concurrent turns over HTTP, LLM answers after ${LLM_MS} ms, ${DIST ? 'dist/' : 'src/ through tsx'}, ${process.env.CAPACITY_DATABASE_URL ? 'Postgres' : flags.memory ? 'embedded database in memory' : 'embedded database on disk'} (node ${process.version})`,
 );
+const rounds: {
+  answered: number;
+  turns: number;
+  wallMs: number;
+  rssBefore: number;
+  peakRss: number;
+  cpuMsPerTurn: number;
+}[] = [];
 for (let round = 1; round <= ROUNDS; round++) {
   llm.reset();
   llm.script(...Array.from({ length: TURNS }, () => ({ text: 'Answered.', delayMs: LLM_MS })));
@@ -108,8 +131,17 @@ for (let round = 1; round <= ROUNDS; round++) {
   const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])).sort((a, b) => a - b);
   const p = (q: number) =>
     done.length ? done[Math.min(done.length - 1, Math.floor(q * done.length))]!.toFixed(0) : '-';
+  const cpuMsPerTurn = (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000 / TURNS;
+  rounds.push({
+    answered: ok,
+    turns: TURNS,
+    wallMs: wall,
+    rssBefore: before.now.rss,
+    peakRss: after.peak.rss,
+    cpuMsPerTurn,
+  });
   console.log(
-    `round ${round}: answered ${ok}/${TURNS} in ${(wall / 1000).toFixed(2)} s (answer times p50 ${p(0.5)} ms, p99 ${p(0.99)} ms; Switchboard's CPU ${((after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000 / TURNS).toFixed(2)} ms a turn, the harness's (clients and LLM) ${((harness.user + harness.system) / 1000 / TURNS).toFixed(2)} ms)   ` +
+    `round ${round}: answered ${ok}/${TURNS} in ${(wall / 1000).toFixed(2)} s (answer times p50 ${p(0.5)} ms, p99 ${p(0.99)} ms; Switchboard's CPU ${cpuMsPerTurn.toFixed(2)} ms a turn, the harness's (clients and LLM) ${((harness.user + harness.system) / 1000 / TURNS).toFixed(2)} ms)   ` +
       `RSS before ${MB(before.now.rss)} MB, peak ${MB(after.peak.rss)} MB (+${((after.peak.rss - before.now.rss) / 1024 / TURNS).toFixed(0)} KB per in-flight turn); ` +
       `heap peak ${MB(after.peak.heapUsed)} MB, external ${MB(after.peak.external)} MB; after GC: heap ${MB(after.now.heapUsed)} MB, RSS ${MB(after.now.rss)} MB` +
       (firstError ? `   first error: ${firstError.message}` : ''),
@@ -117,6 +149,7 @@ for (let round = 1; round <= ROUNDS; round++) {
 }
 const final = await report();
 console.log(`process max RSS over the run: ${(final.maxRssKb / 1024).toFixed(0)} MB`);
+if (flags.json) console.log(`JSON ${JSON.stringify({ rounds, maxRss: final.maxRssKb * 1024 })}`);
 child.send('stop');
 await once(child, 'exit');
 await llm.close();

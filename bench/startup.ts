@@ -7,12 +7,11 @@
  * Runs the compiled tree (`node dist/main.js`, as the Docker image does; `npm run build` first),
  * or with `--src` the sources through tsx (`npm start`). Target: first start ≤ 3 s.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { npmStartArgs, startServer } from './lib/server-process.js';
 
 const { values: flags } = parseArgs({
   options: { runs: { type: 'string', default: '3' }, src: { type: 'boolean', default: false } },
@@ -21,45 +20,10 @@ const RUNS = Number(flags.runs);
 const SRC = flags.src;
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`--runs must be a whole number of runs, not "${flags.runs}"`);
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 async function start(dir: string): Promise<number> {
-  const port = await freePort();
-  const started = performance.now();
-  const child = spawn(process.execPath, SRC ? ['--import', 'tsx', 'src/main.ts'] : ['dist/main.js'], {
-    env: {
-      ...process.env,
-      OPENAI_API_KEY: 'sk-startup',
-      PGLITE_DIR: dir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: '',
-      SUPABASE_URL: '',
-      REDIS_URL: '',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  try {
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-      const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
-        (r) => r.status === 200,
-        () => false,
-      );
-      if (ok) return performance.now() - started;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-  }
+  const server = await startServer(SRC ? npmStartArgs() : ['dist/main.js'], { PGLITE_DIR: dir });
+  await server.stop();
+  return server.readyMs;
 }
 
 const first: number[] = [];

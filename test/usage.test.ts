@@ -113,10 +113,15 @@ describe.each(stores)('the token ledger on %s', (_name, open) => {
       const committed: number[] = [];
       await Promise.all(Array.from({ length: 200 }, (_, i) => port.recordUsage(row(i)).then(() => committed.push(i))));
       expect(committed).toHaveLength(200);
-      // The first row goes alone (nothing was in flight); the rest queued behind it and went together.
-      expect(calls.length).toBeLessThanOrEqual(3);
-      expect(calls[0]).toBe('record_turn_usage');
-      expect(calls.slice(1).every((fn) => fn === 'record_turn_usages')).toBe(true);
+      if (port.kind === 'pglite') {
+        // In process, rows gather for one event-loop turn: all 200 ended in this one, so one statement.
+        expect(calls).toEqual(['record_turn_usages']);
+      } else {
+        // The first row goes alone (nothing was in flight); the rest queued behind it and went together.
+        expect(calls.length).toBeLessThanOrEqual(3);
+        expect(calls[0]).toBe('record_turn_usage');
+        expect(calls.slice(1).every((fn) => fn === 'record_turn_usages')).toBe(true);
+      }
       expect(
         await port.usageTotals({
           tenant: tenant.id,

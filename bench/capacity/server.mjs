@@ -14,6 +14,8 @@ const { serve } = await import(`${root}/serve.js`);
 const { parseConfig } = await import(`${root}/config.js`);
 const { silentLogger } = await import(`${root}/logger.js`);
 
+// The same token bench/capacity.ts sends.
+const CAPACITY_API_TOKEN = 'capacity-bench-token-0123456789abcdef';
 const scratch = mkdtempSync(join(tmpdir(), 'sb-capacity-'));
 process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
 const config = parseConfig({
@@ -23,11 +25,17 @@ const config = parseConfig({
   PORT: '0',
   HOST: '127.0.0.1',
   LOG_LEVEL: 'silent',
+  // Callers with the API token are known by the userId they send: a thousand distinct people.
+  // (Anonymous loopback callers are one person to the per-user flood limit, 20 a minute.)
+  API_TOKEN: CAPACITY_API_TOKEN,
   // The embedded database on disk in a scratch directory, as `npm start` keeps it (in memory it
   // would also hold the data files); CAPACITY_DATABASE_URL (migrated) for the production shape.
+  // CAPACITY_MEMORY=1: in memory (PGLITE_MEMORY=1), as bench/footprint.ts measures it.
   ...(process.env.CAPACITY_DATABASE_URL
     ? { DATABASE_URL: process.env.CAPACITY_DATABASE_URL }
-    : { PGLITE_DIR: join(scratch, 'pglite') }),
+    : process.env.CAPACITY_MEMORY
+      ? { PGLITE_MEMORY: '1' }
+      : { PGLITE_DIR: join(scratch, 'pglite') }),
   ...(process.env.CAPACITY_REDIS_URL ? { REDIS_URL: process.env.CAPACITY_REDIS_URL } : {}),
 });
 const serving = await serve(config, silentLogger());

@@ -44,15 +44,14 @@ export function createToolRegistry(
     if (byName.has(tool.name)) throw new Error(`Tool "${tool.name}" is registered twice`);
     byName.set(tool.name, tool);
   }
-  // Static schemas are exported once; dynamic ones (inputFor) on every offer.
-  const staticSpecs = new Map<string, ToolSpec>();
+  // Each schema object is exported once: static ones, and dynamic ones (inputFor) that a tool
+  // hands out again (a tool that caches its narrowed schemas); a new object is exported anew.
+  const specs = new WeakMap<z.ZodObject, Map<string, ToolSpec>>();
   const specOf = (tool: AnyTool, schema: z.ZodObject): ToolSpec => {
-    if (schema === tool.input) {
-      const cached = staticSpecs.get(tool.name);
-      if (cached) return cached;
-    }
-    const spec = toolSpec(tool, schema, dialect);
-    if (schema === tool.input) staticSpecs.set(tool.name, spec);
+    let byTool = specs.get(schema);
+    if (!byTool) specs.set(schema, (byTool = new Map()));
+    let spec = byTool.get(tool.name);
+    if (!spec) byTool.set(tool.name, (spec = toolSpec(tool, schema, dialect)));
     return spec;
   };
 

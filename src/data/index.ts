@@ -116,7 +116,7 @@ export async function openDataPort(config: Config, log: Logger, opts: DataPortOp
             log,
           )
         : false;
-    const sql = await openPglite(dir);
+    const sql = await openPglite(dir, { sharedBuffers: config.PGLITE_SHARED_BUFFERS });
     try {
       const result = await migrate(sql, { embeddingDimensions: config.EMBEDDING_DIMENSIONS, log });
       // Fresh: nothing was in the directory before this start (the template holds no data).

@@ -205,11 +205,16 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
   });
   // The ledger's ids are not needed: its writes ask for no rows back.
   const write = { discardRows: true };
-  const ledger = createLedgerWriter({
-    one: async (row) => void (await invoke('record_turn_usage', usageArgs(row), ROW_SCHEMAS.record_turn_usage, write)),
-    many: async (rows) =>
-      void (await invoke('record_turn_usages', { rows: rows.map(usageArgs) }, ROW_SCHEMAS.record_turn_usages, write)),
-  });
+  const ledger = createLedgerWriter(
+    {
+      one: async (row) =>
+        void (await invoke('record_turn_usage', usageArgs(row), ROW_SCHEMAS.record_turn_usage, write)),
+      many: async (rows) =>
+        void (await invoke('record_turn_usages', { rows: rows.map(usageArgs) }, ROW_SCHEMAS.record_turn_usages, write)),
+    },
+    // PGlite runs in this thread: rows gather for one event-loop turn (see LedgerWriterOptions).
+    { gather: transport.kind === 'pglite' },
+  );
 
   const port: AdminDataPort = {
     kind: transport.kind,

@@ -24,7 +24,9 @@ async function main(): Promise<number> {
     return 2;
   }
   const target = describeTarget(config);
-  const sql: SqlClient = config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : await openPglite(config.PGLITE_DIR);
+  const sql: SqlClient = config.DATABASE_URL
+    ? openPostgres(config.DATABASE_URL)
+    : await openPglite(config.PGLITE_DIR, { sharedBuffers: config.PGLITE_SHARED_BUFFERS });
   try {
     if (options.has('status')) {
       const applied = new Set(await appliedMigrations(sql));

@@ -1,11 +1,15 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { PGlite, type PGliteOptions, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite/vector';
 import { ConfigError } from '../../config.js';
 import type { SqlClient } from './types.js';
 
 type Queryable = Pick<Transaction, 'query' | 'exec'>;
+/** A compiled WebAssembly module (named through PGlite: the build's `lib` has no WebAssembly types). */
+type WasmModule = NonNullable<PGliteOptions['wasmModule']>;
 
 function wrap(db: Queryable, transaction: SqlClient['transaction'], close: SqlClient['close']): SqlClient {
   return {
@@ -63,11 +67,64 @@ function lockDir(dir: string): () => void {
   };
 }
 
+/** The embedded database's buffer cache unless PGLITE_SHARED_BUFFERS says otherwise (see `pgliteModule`). */
+export const DEFAULT_SHARED_BUFFERS = '16MB';
+/** What PGlite 0.3 puts on Postgres's command line, NUL-terminated in its WebAssembly data segment. */
+const BUILT_IN_SHARED_BUFFERS = 'shared_buffers=128MB\0';
+/** A value that fits in place of `128MB` (5 characters at most) and in WebAssembly's 2 GB: 1MB–999MB. */
+export const SHARED_BUFFERS_PATTERN = /^[1-9][0-9]{0,2}MB$/;
+
+const modules = new Map<string, Promise<WasmModule | undefined>>();
+
+/**
+ * PGlite's WebAssembly build, compiled with `shared_buffers` set to `sharedBuffers`; undefined
+ * (PGlite then loads its own build, 128 MB) when the build does not hold the setting where expected.
+ *
+ * Why: PGlite 0.3 starts Postgres with `-c shared_buffers=128MB` built into its binary, where
+ * neither postgresql.conf nor its options reach, and Emscripten zero-fills that shared memory
+ * when Postgres maps it, so all 128 MB are resident from the first query: half of an idle
+ * embedded Switchboard. The embedded database is one connection over a few tens of MB of data
+ * files that the OS caches anyway, so 16 MB hold its working set. The setting is a
+ * NUL-terminated string in the module's data segment; the new value is written over it (same
+ * length, padded with NULs) and the bytes compiled here are handed to PGlite (`wasmModule`, one
+ * of its options). Found exactly once or not used at all; a test reads the setting back.
+ * PGlite 0.4 takes start-up parameters (`startParams`), which replace this when we move to it.
+ */
+export function pgliteModule(sharedBuffers: string): Promise<WasmModule | undefined> {
+  let module = modules.get(sharedBuffers);
+  if (!module) {
+    module = compileWithSharedBuffers(sharedBuffers);
+    modules.set(sharedBuffers, module);
+  }
+  return module;
+}
+
+async function compileWithSharedBuffers(sharedBuffers: string): Promise<WasmModule | undefined> {
+  if (!SHARED_BUFFERS_PATTERN.test(sharedBuffers)) throw new Error(`invalid shared_buffers value: ${sharedBuffers}`);
+  if (`${sharedBuffers}\0` === BUILT_IN_SHARED_BUFFERS.slice('shared_buffers='.length)) return undefined;
+  const dist = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+  const bytes = await readFile(join(dist, 'pglite.wasm'));
+  const from = Buffer.from(BUILT_IN_SHARED_BUFFERS);
+  const at = bytes.indexOf(from);
+  if (at < 0 || bytes.indexOf(from, at + 1) >= 0) return undefined;
+  Buffer.from(`shared_buffers=${sharedBuffers}`.padEnd(from.length, '\0')).copy(bytes, at);
+  return wasm.compile(bytes);
+}
+
+/** Node's WebAssembly global, which the project's `lib` (ES2023, no DOM) does not declare. */
+const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> } })
+  .WebAssembly;
+
+export interface PgliteOptions {
+  /** Postgres's buffer cache (`shared_buffers`), e.g. `16MB`; default DEFAULT_SHARED_BUFFERS. */
+  sharedBuffers?: string;
+}
+
 /**
  * The embedded database: PGlite with pgvector loaded. `dataDir` undefined means in
  * memory (PGLITE_MEMORY=1, tests); otherwise the directory is created if missing.
  */
-export async function openPglite(dataDir: string | undefined): Promise<SqlClient> {
+export async function openPglite(dataDir: string | undefined, opts: PgliteOptions = {}): Promise<SqlClient> {
   let unlock = () => {};
   if (dataDir) {
     mkdirSync(dirname(resolve(dataDir)), { recursive: true });
@@ -75,7 +132,8 @@ export async function openPglite(dataDir: string | undefined): Promise<SqlClient
   }
   let db: PGlite;
   try {
-    db = await PGlite.create(dataDir ?? 'memory://', { extensions: { vector } });
+    const wasmModule = await pgliteModule(opts.sharedBuffers ?? DEFAULT_SHARED_BUFFERS);
+    db = await PGlite.create(dataDir ?? 'memory://', { extensions: { vector }, ...(wasmModule ? { wasmModule } : {}) });
   } catch (err) {
     unlock();
     throw err;

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { ThreadState } from '../../contract/thread-state.js';
 import { competitorRow } from '../../data/rows.js';
@@ -21,6 +22,10 @@ export interface LookupToolOptions {
 export function createLookupCompetitorTool({ directory, timeoutMs }: LookupToolOptions) {
   // Two calls for one id in the same step would otherwise both fetch and both report success.
   const inFlight = new WeakMap<ThreadState, Set<string>>();
+  // The narrowed schema for a list of ids, built once: most turns offer the same list (nothing
+  // fetched yet), and building it (a zod enum, then its JSON Schema in the registry) was a tenth
+  // of a turn's CPU on the embedded database. The same object also lets the registry reuse its spec.
+  const narrowed = new LRUCache<string, z.ZodObject>({ max: 256 });
 
   /** Competitors of the tenant not fetched in this thread; none when the list cannot be loaded. */
   async function unfetched(ctx: OfferContext): Promise<CompetitorEntry[]> {
@@ -47,9 +52,15 @@ export function createLookupCompetitorTool({ directory, timeoutMs }: LookupToolO
       const [first, ...rest] = remaining.map((c) => c.key);
       if (first === undefined) return input;
       const ids: [string, ...string[]] = [first, ...rest];
-      const id = z.enum(ids, { error: `Unknown or already fetched competitor id. Use one of: ${ids.join(', ')}.` });
       const names = namesNotInIds(remaining);
-      return z.object({ competitor_id: names ? id.describe(names) : id });
+      const key = JSON.stringify([ids, names]);
+      let schema = narrowed.get(key);
+      if (!schema) {
+        const id = z.enum(ids, { error: `Unknown or already fetched competitor id. Use one of: ${ids.join(', ')}.` });
+        schema = z.object({ competitor_id: names ? id.describe(names) : id });
+        narrowed.set(key, schema);
+      }
+      return schema;
     },
     offer: async (ctx) => (await unfetched(ctx)).length > 0,
     context: (ctx) => competitorContext(fetchedCompetitors(ctx.state)),

@@ -252,6 +252,36 @@ describe('lookup_competitor schema and id cache', () => {
     expect(params.properties.competitor_id.enum).toHaveLength(13);
   });
 
+  it('offers the same narrowed schema to every thread with the same ids, and a new one once an id is fetched', async () => {
+    const { tools } = createCompetitorTools(testConfig());
+    const registry = createToolRegistry(tools, 'openai');
+    const tenant = await port.defaultTenant();
+    const ctxFor = (id: string) => ({
+      tenant,
+      state: newThreadState(id),
+      data: port.forTenant(tenant),
+      log: silentLogger(),
+    });
+    const offer = async (ctx: ReturnType<typeof ctxFor>) => (await registry.offered(ctx)).get('lookup_competitor')!;
+    const [a, b] = [await offer(ctxFor('one')), await offer(ctxFor('two'))];
+    // Built once: the same schema object and the same exported spec for both threads.
+    expect(b.schema).toBe(a.schema);
+    expect(b.spec).toBe(a.spec);
+    const fetched = ctxFor('three');
+    storeFetchedCompetitor(fetched.state, 'norlys', {
+      name: 'Norlys',
+      description: 'x',
+      fetchedAt: '2026-11-21T00:00:00Z',
+    });
+    const c = await offer(fetched);
+    expect(c.schema).not.toBe(a.schema);
+    expect(parametersOf(c.spec).properties.competitor_id.enum).not.toContain('norlys');
+    expect(parametersOf(a.spec).properties.competitor_id.enum).toContain('norlys');
+    // The narrowed schema still refuses an id already fetched in that thread.
+    expect(c.schema.safeParse({ competitor_id: 'norlys' }).success).toBe(false);
+    expect(a.schema.safeParse({ competitor_id: 'norlys' }).success).toBe(true);
+  });
+
   it('loads a tenant’s ids once per TTL, and once for concurrent first uses', async () => {
     let clock = 0;
     const { tools } = createCompetitorTools(testConfig(), { idsTtlMs: 60_000, now: () => clock });

@@ -88,6 +88,11 @@ export async function createSwitchboard(
     }),
     { data, config },
   );
+  if (config.REDIS_URL && !config.TURN_LOG_HASH_KEY)
+    // Several replicas (REDIS_URL) each with a random key would hash one user or thread differently.
+    log.warn(
+      'TURN_LOG_HASH_KEY is unset: this process hashes threads and users in the turn record with a key of its own, so other replicas and restarts will not match; set it to group turns across them',
+    );
   const stopRetention = isAdminPort(data) ? startTurnLogRetention(data, { days: config.TURN_LOG_DAYS, log }) : () => {};
   log.info(
     {

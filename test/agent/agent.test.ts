@@ -350,4 +350,19 @@ describe.skipIf(!REDIS)('thread state on Redis', () => {
     expect(sent).toContain('Our budget is 40k.');
     expect(sent).toContain('Noted: the budget is 40k.');
   });
+
+  it('warns at start when replicas (REDIS_URL) would hash the turn record with keys of their own', async () => {
+    const unkeyed = await startHarness({ llm, tools: testTools, env: { REDIS_URL: REDIS! } });
+    const keyed = await startHarness({
+      llm,
+      tools: testTools,
+      env: { REDIS_URL: REDIS!, TURN_LOG_HASH_KEY: 'a-shared-turn-log-hash-key-0123' },
+    });
+    await unkeyed.close();
+    await keyed.close();
+    const warned = (h: typeof keyed) =>
+      h.logs.lines.some((l) => l.level === 40 && /TURN_LOG_HASH_KEY/.test(String(l.msg)));
+    expect(warned(unkeyed)).toBe(true);
+    expect(warned(keyed)).toBe(false);
+  });
 });

@@ -11,6 +11,7 @@ import { openPglite } from './transports/pglite.js';
 import { createFromTemplate } from './transports/pglite-template.js';
 import { sqlRpcTransport } from './transports/sql-rpc.js';
 import type { Transport, TransportKind } from './transports/types.js';
+import type { SqlClient } from './transports/types.js';
 
 export { DataError, type DataErrorCode, type DataPort, type Tenant } from '../contract/data.js';
 export { isAdminPort, type AdminDataPort } from './rpc-port.js';
@@ -118,6 +119,7 @@ export async function openDataPort(config: Config, log: Logger, opts: DataPortOp
         : false;
     const sql = await openPglite(dir, { sharedBuffers: config.PGLITE_SHARED_BUFFERS });
     try {
+      await warnUnlessSharedBuffers(sql, config.PGLITE_SHARED_BUFFERS, log);
       const result = await migrate(sql, { embeddingDimensions: config.EMBEDDING_DIMENSIONS, log });
       // Fresh: nothing was in the directory before this start (the template holds no data).
       fresh = result.fresh || fromTemplate;
@@ -241,4 +243,19 @@ export async function tenantFor(
   if (mapped) return mapped;
   if (mode === 'strict' && platform !== 'http' && platform !== 'console') return null;
   return port.defaultTenant();
+}
+
+/**
+ * The embedded database's buffer cache is set by rewriting PGlite's build (see `pgliteModule`);
+ * a PGlite whose build no longer holds the setting where expected runs with its own 128MB. Said
+ * once at start, so an upgrade that loses the setting is not silent.
+ */
+export async function warnUnlessSharedBuffers(sql: SqlClient, wanted: string, log: Logger): Promise<void> {
+  const [row] = await sql.query('show shared_buffers');
+  const actual = String(row?.shared_buffers);
+  if (actual !== wanted)
+    log.warn(
+      { wanted, actual },
+      'PGLITE_SHARED_BUFFERS not applied: this PGlite build does not take it, so the embedded database uses its own buffer cache (more memory)',
+    );
 }

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
-import { openDataPort } from '../../src/data/index.js';
+import { openDataPort, warnUnlessSharedBuffers } from '../../src/data/index.js';
+import { captureLogs } from '../helpers/harness.js';
 import { DEFAULT_SHARED_BUFFERS, openPglite } from '../../src/data/transports/pglite.js';
 import { silentLogger } from '../../src/logger.js';
 
@@ -29,6 +30,19 @@ describe('the embedded database buffer cache', () => {
   it('is 16MB by default, not the 128MB PGlite builds in', async () => {
     expect(DEFAULT_SHARED_BUFFERS).toBe('16MB');
     expect(await sharedBuffers()).toBe('16MB');
+  });
+
+  it('is checked at start: a build that did not take the setting is said at warn, not silent', async () => {
+    const sql = await openPglite(undefined, { sharedBuffers: '128MB' });
+    try {
+      const { log, logs } = captureLogs();
+      await warnUnlessSharedBuffers(sql, '16MB', log);
+      await warnUnlessSharedBuffers(sql, '128MB', log);
+      expect(logs.lines).toHaveLength(1);
+      expect(logs.lines[0]).toMatchObject({ level: 40, wanted: '16MB', actual: '128MB' });
+    } finally {
+      await sql.close();
+    }
   });
 
   it('takes another size, including PGlite’s own 128MB', async () => {

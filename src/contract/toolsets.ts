@@ -6,6 +6,44 @@
 export const TOOL_FAMILIES = ['campaigns', 'competitors', 'quotes', 'business', 'web', 'images', 'artifacts'] as const;
 export type ToolFamily = (typeof TOOL_FAMILIES)[number];
 
+/**
+ * What each family does and a question that shows it, for the places that tell people what the
+ * bot can do for them (Slack's App Home), in the order of TOOL_FAMILIES.
+ */
+export const FAMILY_GUIDE: Record<ToolFamily, { title: string; what: string; example: string }> = {
+  campaigns: {
+    title: 'Campaigns',
+    what: 'searches, filters and compares your marketing campaigns',
+    example: 'Which Instagram campaigns ran last month, and how did they do?',
+  },
+  competitors: {
+    title: 'Competitors',
+    what: 'looks up what competitors run and offer',
+    example: 'What is our main competitor promoting this quarter?',
+  },
+  quotes: {
+    title: 'Quotes',
+    what: 'prices materials and drafts quotes from your product list',
+    example: 'Quote 20 sheets of 3 mm aluminium, 1250 × 2500.',
+  },
+  business: {
+    title: 'Your business',
+    what: 'answers about opening hours, services, policies and bookings',
+    example: 'Are you open on Saturday morning, and is there a slot at 10?',
+  },
+  web: {
+    title: 'Web search',
+    what: 'searches the web and cites its sources',
+    example: 'What changed in the news about our industry this week?',
+  },
+  images: { title: 'Images', what: 'draws images from a description', example: 'Draw a poster for our spring sale.' },
+  artifacts: {
+    title: 'Files',
+    what: 'writes tables and documents you can download',
+    example: 'Make a CSV of last month’s campaigns with their results.',
+  },
+};
+
 export function isToolFamily(name: string): name is ToolFamily {
   return (TOOL_FAMILIES as readonly string[]).includes(name);
 }

@@ -3,7 +3,8 @@ import type { ToolRegistry } from '../../agent/registry.js';
 import type { Config } from '../../config.js';
 import type { DataPort, Tenant } from '../../contract/data.js';
 import { newThreadState } from '../../contract/thread-state.js';
-import type { ToolFamily } from '../../contract/toolsets.js';
+import { FAMILY_GUIDE, TOOL_FAMILIES, type ToolFamily } from '../../contract/toolsets.js';
+import { formatCount, formatUsd } from '../../reply/figures.js';
 import { tenantFor } from '../../data/index.js';
 import type { Logger } from '../../logger.js';
 import { inertMessage } from './inert.js';
@@ -31,49 +32,14 @@ export interface AppHomeDeps {
   now?: () => Date;
 }
 
-/** What each family does, and a question that shows it. */
-const FAMILIES: Record<ToolFamily, { title: string; what: string; example: string }> = {
-  campaigns: {
-    title: 'Campaigns',
-    what: 'searches, filters and compares your marketing campaigns',
-    example: 'Which Instagram campaigns ran last month, and how did they do?',
-  },
-  competitors: {
-    title: 'Competitors',
-    what: 'looks up what competitors run and offer',
-    example: 'What is our main competitor promoting this quarter?',
-  },
-  quotes: {
-    title: 'Quotes',
-    what: 'prices materials and drafts quotes from your product list',
-    example: 'Quote 20 sheets of 3 mm aluminium, 1250 × 2500.',
-  },
-  business: {
-    title: 'Your business',
-    what: 'answers about opening hours, services, policies and bookings',
-    example: 'Are you open on Saturday morning, and is there a slot at 10?',
-  },
-  web: {
-    title: 'Web search',
-    what: 'searches the web and cites its sources',
-    example: 'What changed in the news about our industry this week?',
-  },
-  images: { title: 'Images', what: 'draws images from a description', example: 'Draw a poster for our spring sale.' },
-  artifacts: {
-    title: 'Files',
-    what: 'writes tables and documents you can download',
-    example: 'Make a CSV of last month’s campaigns with their results.',
-  },
-};
-
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
-const usd = (n: number) => (n < 0.01 && n > 0 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`);
+const int = formatCount;
+const usd = formatUsd;
 
 /** The families on for the tenant that have tools in this deployment, in the catalogue's order. */
 async function familiesOn(deps: AppHomeDeps, tenant: Tenant): Promise<ToolFamily[]> {
   const ctx = { tenant, state: newThreadState('app-home'), data: deps.data.forTenant(tenant), log: deps.log };
   const out: ToolFamily[] = [];
-  for (const family of Object.keys(FAMILIES) as ToolFamily[]) {
+  for (const family of TOOL_FAMILIES) {
     const tool = deps.registry.tools.find((t) => t.family === family);
     if (tool && (await deps.registry.refusal(ctx, tool.name)) === undefined) out.push(family);
   }
@@ -121,7 +87,7 @@ export async function appHomeBlocks(
       text: { type: 'mrkdwn', text: 'Answer general questions. No data tools are turned on for this workspace yet.' },
     });
   for (const f of families) {
-    const d = FAMILIES[f];
+    const d = FAMILY_GUIDE[f];
     blocks.push({
       type: 'section',
       text: { type: 'mrkdwn', text: `*${d.title}*: ${d.what}.\n_Try:_ “${d.example}”` },

@@ -5,15 +5,15 @@ import type { turnListRow, turnOverviewRow, tenantToolsListRow, workspaceRequest
 import type { InboxStats } from '../../../turns/inbox.js';
 import { legend, stackedBarChart } from './chart.js';
 import type { Html } from './layout.js';
+import { formatCount, formatUsd } from '../../../reply/figures.js';
 
 type OverviewRow = z.infer<typeof turnOverviewRow>;
 type TurnRow = z.infer<typeof turnListRow>;
 type TenantRow = z.infer<typeof tenantToolsListRow>;
 type RequestRow = z.infer<typeof workspaceRequestRow>;
 
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
-export const usd = (n: number) =>
-  n === 0 ? '$0' : n < 0.01 ? `$${n.toFixed(4)}` : `$${n.toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
+const int = formatCount;
+const usd = formatUsd;
 const compact = (n: number) =>
   n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 1_000 ? `${(n / 1_000).toFixed(1)}k` : int(n);
 const pct = (part: number, whole: number) => (whole > 0 ? `${Math.round((part / whole) * 100)}%` : '—');

@@ -6,6 +6,9 @@ import { parseToolLimits } from './security/rate-limits.js';
 /**
  * Every setting, parsed once from the environment. Each entry documents itself:
  * `.env.example` and the README's configuration table list the same names.
+ * One family is not parsed here: OpenTelemetry's standard `OTEL_*` variables, which
+ * src/telemetry/start.ts reads and the OTLP exporter reads for itself (headers, timeout,
+ * compression); parsing them twice would let the two disagree. docs/observability.md lists them.
  */
 const optionalString = z
   .string()

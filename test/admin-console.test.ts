@@ -22,6 +22,7 @@ import { postEvent } from './fakes/slack/signing.js';
 import { startFakeSlack, type FakeSlack, type FakeWorkspace } from './fakes/slack/web-api.js';
 import { captureLogs, serveConfig } from './helpers/harness.js';
 import { testTools } from './helpers/test-tools.js';
+import { workspaceMention } from './adapters/slack/setup.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ADMIN_TOKEN = 'console-test-admin-token-0123456789';
@@ -37,35 +38,8 @@ const globex: FakeWorkspace = {
 };
 
 /** A signed-in-Slack mention from the Globex workspace, as the Events API sends it. */
-function globexMention(text: string, tsSuffix: string) {
-  const ts = `${Math.floor(Date.now() / 1000)}${tsSuffix}`;
-  return {
-    token: 'legacy',
-    team_id: globex.teamId,
-    api_app_id: 'A0FAKEAPP',
-    event: {
-      type: 'app_mention',
-      user: 'U0GLOBEXUSER',
-      ts,
-      text: `<@${globex.botUserId}> ${text}`,
-      channel: 'C0GLOBEX',
-      team: globex.teamId,
-      event_ts: ts,
-    },
-    type: 'event_callback',
-    event_id: `Ev${ts.replace('.', '')}`,
-    event_time: Math.floor(Date.now() / 1000),
-    authorizations: [
-      {
-        enterprise_id: null,
-        team_id: globex.teamId,
-        user_id: globex.botUserId,
-        is_bot: true,
-        is_enterprise_install: false,
-      },
-    ],
-  };
-}
+const globexMention = (text: string) =>
+  workspaceMention(globex, text, { user: 'U0GLOBEXUSER', channel: 'C0GLOBEX' }).body;
 
 if (!existsSync(CHROMIUM)) console.warn(`${CHROMIUM} is missing: the operator console's browser test is SKIPPED`);
 
@@ -216,7 +190,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the operator console in a browser', () =
     expect(done.status).toBe(200);
 
     // Before approval a mention from Globex is told the workspace is not set up (no model call).
-    await postEvent(`${app.url}/slack/events`, globexMention('anyone there?', '.000100'), { secret: SIGNING_SECRET });
+    await postEvent(`${app.url}/slack/events`, globexMention('anyone there?'), { secret: SIGNING_SECRET });
     await slack.waitFor(() => postedTo('C0GLOBEX').includes('not set up'), 'the not-set-up notice');
     expect(postedTo('C0GLOBEX')).not.toContain('Hello Globex.');
 
@@ -233,7 +207,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the operator console in a browser', () =
     // A signed mention from Globex is now answered, with Globex's own token (the refusal its
     // earlier mention got is not remembered: the approval cleared this replica's tenant cache).
     llm.script({ text: 'Hello Globex.', usage: { prompt_tokens: 300, completion_tokens: 10 } });
-    const res = await postEvent(`${app.url}/slack/events`, globexMention('hello from globex', '.000200'), {
+    const res = await postEvent(`${app.url}/slack/events`, globexMention('hello from globex'), {
       secret: SIGNING_SECRET,
     });
     expect(res.status).toBe(200);

@@ -17,7 +17,7 @@ import { installationListRow, workspaceDecisionRow, workspaceRequestRow } from '
 import { startFakeSlack, type FakeSlack, type FakeWorkspace } from '../../fakes/slack/web-api.js';
 import { openPgliteTestPort } from '../../helpers/db.js';
 import { runAdapter, sentMessages, startHarness, type Harness } from '../../helpers/harness.js';
-import { freshTs, postEvent, sign, SIGNING_SECRET } from './setup.js';
+import { freshTs, postEvent, sign, SIGNING_SECRET, workspaceMention } from './setup.js';
 
 const KEY = 'ab'.repeat(32);
 const OAUTH_ENV = {
@@ -81,32 +81,7 @@ async function install(rig: Rig, slack: FakeSlack, ws: FakeWorkspace, opts: { co
   return { page, html, link, cookie, done, body: await done.text() };
 }
 
-function mentionEvent(ws: FakeWorkspace, text: string, channel: string) {
-  const ts = freshTs();
-  return {
-    ts,
-    body: {
-      token: 'legacy',
-      team_id: ws.teamId,
-      api_app_id: 'A0FAKEAPP',
-      event: {
-        type: 'app_mention',
-        user: 'U0HUMAN1',
-        ts,
-        text: `<@${ws.botUserId}> ${text}`,
-        channel,
-        team: ws.teamId,
-        event_ts: ts,
-      },
-      type: 'event_callback',
-      event_id: `Ev${ts.replace('.', '')}`,
-      event_time: Math.floor(Date.now() / 1000),
-      authorizations: [
-        { enterprise_id: null, team_id: ws.teamId, user_id: ws.botUserId, is_bot: true, is_enterprise_install: false },
-      ],
-    },
-  };
-}
+const mentionEvent = (ws: FakeWorkspace, text: string, channel: string) => workspaceMention(ws, text, { channel });
 
 const delivered = (rig: Rig) => rig.h.logs.lines.filter((l) => l.msg === 'slack turn delivered').length;
 

@@ -14,7 +14,7 @@ import type { DataPort } from '../../../src/contract/data.js';
 import type { AnyTool } from '../../../src/contract/tool.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
 import { postCommand, postEvent, postInteraction, type SignOptions } from '../../fakes/slack/signing.js';
-import { startFakeSlack, type FakeSlack } from '../../fakes/slack/web-api.js';
+import { startFakeSlack, type FakeSlack, type FakeWorkspace } from '../../fakes/slack/web-api.js';
 import { runAdapter, startHarness, type Harness } from '../../helpers/harness.js';
 
 export const SIGNING_SECRET = 'fake-signing-secret-for-tests';
@@ -135,7 +135,7 @@ export const freshTs = () => `${runBase + ++tsCounter}.${String(randomInt(0, 999
 /** An Events API envelope around a message-like event. */
 export function eventBody(
   event: Record<string, unknown>,
-  over: { team?: string; eventId?: string; enterprise?: string } = {},
+  over: { team?: string; eventId?: string; enterprise?: string; botUser?: string } = {},
 ) {
   const team = over.team ?? 'T0FAKETEAM';
   return {
@@ -150,12 +150,18 @@ export function eventBody(
       {
         enterprise_id: over.enterprise ?? null,
         team_id: team,
-        user_id: BOT_USER,
+        user_id: over.botUser ?? BOT_USER,
         is_bot: true,
         is_enterprise_install: false,
       },
     ],
   };
+}
+
+/** A mention of the bot installed in another workspace (a fake Slack workspace installed over OAuth). */
+export function workspaceMention(ws: FakeWorkspace, text: string, over: { user?: string; channel?: string } = {}) {
+  const event = mention(text, { text: `<@${ws.botUserId}> ${text}`, ...over });
+  return { ts: event.ts, body: eventBody(event, { team: ws.teamId, botUser: ws.botUserId }) };
 }
 
 export const mention = (text: string, over: Record<string, unknown> = {}) => ({

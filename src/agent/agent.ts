@@ -1,4 +1,3 @@
-import { createHmac, randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import { createBudgets, type BudgetConfig } from './budget.js';
 import { tenantFor } from '../data/index.js';
@@ -16,6 +15,7 @@ import { LlmError, type LlmClient, type ModelPricing } from '../contract/llm.js'
 import { linkedSignal } from './linked-signal.js';
 import { ThreadLockTimeoutError } from './thread-lock.js';
 import { runLoop } from './loop.js';
+import { createTurnRecorder, failedOutcome, type TurnSummary } from './turn-record.js';
 import { annotateTurn } from '../telemetry/genai.js';
 import type {
   ActionHandler,
@@ -27,14 +27,7 @@ import type {
 } from '../contract/extension.js';
 import { systemPrompt } from './prompts.js';
 import { threadKey, type ThreadState } from '../contract/thread-state.js';
-import {
-  UserFacingError,
-  type ErrorCode,
-  type IncomingMessage,
-  type TurnEvent,
-  type TurnFlag,
-  type Usage,
-} from '../contract/turn.js';
+import { UserFacingError, type IncomingMessage, type TurnEvent, type TurnFlag, type Usage } from '../contract/turn.js';
 
 export interface ThreadStoreLike {
   load(key: string): Promise<ThreadState>;
@@ -85,32 +78,6 @@ export interface Agent {
 
 const MAX_TOOL_ERRORS = 3;
 
-/** What the turn's summary log line says, filled in as the turn goes. */
-interface TurnSummary {
-  tenant?: string;
-  /** The tenant's id once known: a turn refused before (an unmapped workspace) has no turn record. */
-  tenantId?: string;
-  outcome: string;
-  usage?: Usage;
-  tools?: number;
-  /** The turn's flags once its message was checked (a failed turn's record keeps them). */
-  flags?: TurnFlag[];
-  /** The tools whose results came back so far (a failed turn's record lists them). */
-  toolResults: { tool: string; ok: boolean }[];
-  /** performance.now() when the turn was handed in. */
-  started: number;
-  /** Its turn record was written (a failure after that, saving the thread, adds no second one). */
-  recorded?: boolean;
-}
-
-/** Error codes that mean the bot declined the turn (a limit, a budget, the request itself), not that it broke. */
-const REFUSALS: ReadonlySet<ErrorCode> = new Set([
-  'rate_limited',
-  'budget_exhausted',
-  'bad_request',
-  'tenant_not_configured',
-]);
-
 export function createAgent(deps: AgentDeps): Agent {
   const { config, llm, registry, data, store, lock, log } = deps;
   /** Set from the model's context window by the composition root when the setting is unset. */
@@ -121,31 +88,10 @@ export function createAgent(deps: AgentDeps): Agent {
   ext.actions.suggest ??= async (action) => ({ message: action.value ?? '' });
   const budgets = createBudgets(data, config, log, now);
   const rateLimits = deps.rateLimits ?? createRateLimits({ log });
-  const hashKey = deps.turnHashKey ?? randomBytes(32).toString('hex');
-  /** A keyed hash: equal ids give equal hashes, and without the key nobody can tell which id it was. */
-  const idHash = (value: string) => createHmac('sha256', hashKey).update(value).digest('hex').slice(0, 24);
-
-  /** The turn's record for the operator console; ids only as keyed hashes, never the message. */
-  function turnRecord(
-    message: IncomingMessage,
-    tenantId: string,
-    seen: TurnSummary,
-    outcome: Pick<TurnRecord, 'outcome' | 'errorCode' | 'flags' | 'tools'>,
-  ): TurnRecord {
-    let traceId: string | undefined;
-    try {
-      traceId = deps.traceId?.();
-    } catch {
-      traceId = undefined;
-    }
-    return {
-      ...outcome,
-      durationMs: performance.now() - seen.started,
-      threadHash: idHash(threadKey(message, tenantId)),
-      userHash: idHash(`${message.platform}:${tenantId}:${message.userId}`),
-      ...(traceId ? { traceId } : {}),
-    };
-  }
+  const turnRecord = createTurnRecorder({
+    ...(deps.turnHashKey ? { hashKey: deps.turnHashKey } : {}),
+    ...(deps.traceId ? { traceId: deps.traceId } : {}),
+  });
 
   /**
    * The turn's ledger row (when it used the model) and its turn record, in one statement; a failed
@@ -434,7 +380,7 @@ export function createAgent(deps: AgentDeps): Agent {
           // an answered turn's record comes before its `done`.
           if (seen.tenantId && !seen.recorded) {
             const turn = turnRecord(message, seen.tenantId, seen, {
-              outcome: REFUSALS.has(safe.code) ? 'refused' : 'failed',
+              outcome: failedOutcome(safe.code),
               errorCode: safe.code,
               flags: [...(seen.flags ?? [])],
               tools: seen.toolResults,

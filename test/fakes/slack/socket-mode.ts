@@ -24,7 +24,7 @@ export interface FakeSocketMode {
   /** Open connections right now. */
   readonly open: number;
   readonly acks: SocketAck[];
-  /** Sends an envelope and resolves with its ack (rejects after `timeoutMs`). */
+  /** Sends an envelope (waiting for a connection if none is open) and resolves with its ack (rejects after `timeoutMs`). */
   deliver(
     type: EnvelopeType,
     payload: Record<string, unknown>,
@@ -81,9 +81,13 @@ export function attachSocketMode(server: Server, origin: string): FakeSocketMode
       return live.size;
     },
     acks,
-    deliver(type, payload, opts = {}) {
+    async deliver(type, payload, opts = {}) {
+      // Between a dropped connection and the client's reconnect Slack holds the envelope, so the
+      // fake waits for a connection too (within the same timeout as the ack).
+      const deadline = Date.now() + (opts.timeoutMs ?? 3_000);
+      while (!newest && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
       const ws = newest;
-      if (!ws) return Promise.reject(new Error('no Socket Mode connection'));
+      if (!ws) throw new Error(`no Socket Mode connection (${connections} opened so far, none open now)`);
       const envelope_id = randomUUID();
       const envelope = {
         envelope_id,

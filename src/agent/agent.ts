@@ -12,7 +12,7 @@ import type { ToolRegistry } from './registry.js';
 import { createEventChannel } from './event-channel.js';
 import { trimCounted } from './history.js';
 import { LlmError, type LlmClient, type ModelPricing } from '../contract/llm.js';
-import { linkedSignal } from './linked-signal.js';
+import { linkedSignal } from '../net/linked-signal.js';
 import { ThreadLockTimeoutError } from './thread-lock.js';
 import { runLoop } from './loop.js';
 import { createTurnRecorder, failedOutcome, type TurnSummary } from './turn-record.js';

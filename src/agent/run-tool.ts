@@ -3,7 +3,7 @@ import { windowWords, type RateLimits } from '../security/rate-limits.js';
 import { parseArguments, type OfferedTool } from './registry.js';
 import { ToolError, type ToolContext, type ToolOutput } from '../contract/tool.js';
 import type { AssembledToolCall } from '../contract/llm.js';
-import { linkedSignal } from './linked-signal.js';
+import { linkedSignal } from '../net/linked-signal.js';
 import type { ToolCallError } from '../contract/turn.js';
 
 export type ToolRun =

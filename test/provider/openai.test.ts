@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
 import { captureLogs } from '../helpers/harness.js';
+import { liveObjectCounter } from '../helpers/live-objects.js';
 import { buildChatParams, createLlmClient } from '../../src/provider/openai.js';
 import {
   LlmError,
@@ -460,6 +461,20 @@ describe('complete() errors', () => {
     const err = await failure(client().complete({ ...ask(), signal: AbortSignal.abort() }));
     expect(err.kind).toBe('aborted');
     expect(fake.requests).toHaveLength(0);
+  });
+
+  it('keeps nothing alive once a call with a long-lived signal has ended (a turn signal, the shutdown signal)', async () => {
+    const llm = client();
+    const turn = new AbortController();
+    const liveSignals = await liveObjectCounter('AbortSignal.prototype');
+    const before = await liveSignals();
+    const CALLS = 40;
+    for (let i = 0; i < CALLS; i++) {
+      fake.script({ text: `answer ${i}` });
+      expect((await llm.complete({ ...ask(), signal: turn.signal })).content).toBe(`answer ${i}`);
+    }
+    // Each call makes a few signals (ours, the SDK's, fetch's); none may outlive its call.
+    expect(await liveSignals()).toBeLessThan(before + CALLS / 4);
   });
 
   it('maps a server that never answers to timeout', async () => {

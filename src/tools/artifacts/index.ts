@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { ToolSet } from '../../contract/tool.js';
 import { defineTool, ToolError, type ToolOutput } from '../../contract/tool.js';
+import { linkedSignal } from '../../net/linked-signal.js';
 import { fileSlug } from './file-name.js';
 import { ARTIFACT_FILES, ARTIFACT_TYPES, checkArtifact } from './validate.js';
 
@@ -74,17 +75,21 @@ export function createArtifactTools(config?: Partial<Pick<Config, 'ARTIFACT_MODE
       let usage: ToolOutput['usage'];
       let code = given ?? '';
       if (!given && request) {
-        const written = await ctx.llm.complete({
-          ...(config?.ARTIFACT_MODEL ? { model: config.ARTIFACT_MODEL } : {}),
-          messages: [
-            { role: 'system', content: artifactPrompt(type) },
-            { role: 'user', content: `${title}\n\n${request}` },
-          ],
-          maxTokens: WRITE_MAX_TOKENS,
-          signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(WRITE_TIMEOUT_MS)]),
-          // Live: the user watches the code being written (the event passes the loop's result order).
-          onText: (delta) => ctx.emit({ type: 'tool_event', name: 'artifact_delta', data: { delta } }),
-        });
+        // Not `AbortSignal.any`: Node keeps such a signal alive for good once a listener is added (a leak per call).
+        const budget = linkedSignal([ctx.signal], WRITE_TIMEOUT_MS);
+        const written = await ctx.llm
+          .complete({
+            ...(config?.ARTIFACT_MODEL ? { model: config.ARTIFACT_MODEL } : {}),
+            messages: [
+              { role: 'system', content: artifactPrompt(type) },
+              { role: 'user', content: `${title}\n\n${request}` },
+            ],
+            maxTokens: WRITE_MAX_TOKENS,
+            signal: budget.signal,
+            // Live: the user watches the code being written (the event passes the loop's result order).
+            onText: (delta) => ctx.emit({ type: 'tool_event', name: 'artifact_delta', data: { delta } }),
+          })
+          .finally(() => budget.dispose());
         code = written.content;
         usage = written.usage;
         if (code.length > MAX_CODE_CHARS)

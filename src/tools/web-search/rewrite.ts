@@ -1,4 +1,5 @@
 import { LlmError, type ChatMessage, type LlmClient } from '../../contract/llm.js';
+import { linkedSignal } from '../../net/linked-signal.js';
 
 /**
  * Query rewriting: a conversational question becomes a search-engine query before it goes
@@ -104,32 +105,40 @@ async function askModel(
   year: number,
   opts: RewriteOptions,
 ): Promise<{ query?: string; reason: Extract<RewriteReason, 'rewritten' | 'failed' | 'timeout' | 'unusable'> }> {
-  const timeout = AbortSignal.timeout(opts.timeoutMs);
+  // Not `AbortSignal.any([opts.signal, AbortSignal.timeout(…)])`: Node keeps such a signal alive
+  // for good once a listener is added and not removed (the LLM client adds one), a leak per call.
+  const budget = linkedSignal([opts.signal], opts.timeoutMs);
+  const timedOut = () => budget.signal.aborted && !opts.signal.aborted;
   const messages: ChatMessage[] = [
     { role: 'system', content: rewritePrompt(year) },
     { role: 'user', content: query },
   ];
   // One retry on a transient failure (5xx, 429, connection) while the time budget lasts; the SDK's own retries are off here.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const completion = await opts.llm.complete({
-        ...(opts.model ? { model: opts.model } : {}),
-        maxRetries: 0,
-        messages,
-        temperature: 0,
-        maxTokens: 50,
-        signal: AbortSignal.any([opts.signal, timeout]),
-      });
-      const cleaned = cleanModelQuery(completion.content);
-      return cleaned ? { query: cleaned, reason: 'rewritten' } : { reason: 'unusable' };
-    } catch (err) {
-      // The turn was cancelled: searching anyway would be wasted work.
-      if (opts.signal.aborted) throw err;
-      if (timeout.aborted) return { reason: 'timeout' };
-      const transient =
-        err instanceof LlmError && (err.kind === 'server' || err.kind === 'rate_limited' || err.kind === 'unreachable');
-      if (attempt >= 2 || !transient) return { reason: 'failed' };
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const completion = await opts.llm.complete({
+          ...(opts.model ? { model: opts.model } : {}),
+          maxRetries: 0,
+          messages,
+          temperature: 0,
+          maxTokens: 50,
+          signal: budget.signal,
+        });
+        const cleaned = cleanModelQuery(completion.content);
+        return cleaned ? { query: cleaned, reason: 'rewritten' } : { reason: 'unusable' };
+      } catch (err) {
+        // The turn was cancelled: searching anyway would be wasted work.
+        if (opts.signal.aborted) throw err;
+        if (timedOut()) return { reason: 'timeout' };
+        const transient =
+          err instanceof LlmError &&
+          (err.kind === 'server' || err.kind === 'rate_limited' || err.kind === 'unreachable');
+        if (attempt >= 2 || !transient) return { reason: 'failed' };
+      }
     }
+  } finally {
+    budget.dispose();
   }
 }
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { linkedSignal } from '../../src/agent/linked-signal.js';
+import { linkedSignal } from '../../src/net/linked-signal.js';
 
 describe('linkedSignal', () => {
   it('aborts with the reason of whichever parent aborts first', () => {

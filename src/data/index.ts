@@ -8,7 +8,7 @@ import type { DataPort, Tenant } from '../contract/data.js';
 import { portOverTransport, toDataError, type AdminDataPort } from './rpc-port.js';
 import { embeddingStatusRow, schemaInfoRow } from './rows.js';
 import { openPglite } from './transports/pglite.js';
-import { createFromTemplate } from './transports/pglite-template.js';
+import { createFromTemplate, readTemplate } from './transports/pglite-template.js';
 import { sqlRpcTransport } from './transports/sql-rpc.js';
 import type { Transport, TransportKind } from './transports/types.js';
 import type { SqlClient } from './transports/types.js';
@@ -108,16 +108,15 @@ export async function openDataPort(config: Config, log: Logger, opts: DataPortOp
   let fresh = false;
   if (kind === 'pglite') {
     const dir = config.PGLITE_MEMORY ? undefined : config.PGLITE_DIR;
-    // A new directory starts from the migrated template when it fits (skips initdb); see pglite-template.ts.
-    const fromTemplate =
-      dir !== undefined
-        ? await createFromTemplate(
-            dir,
-            { embeddingDimensions: config.EMBEDDING_DIMENSIONS, schemaVersion: SCHEMA_VERSION },
-            log,
-          )
-        : false;
-    const sql = await openPglite(dir, { sharedBuffers: config.PGLITE_SHARED_BUFFERS });
+    // A new directory, or a database in memory, starts from the migrated template when it fits
+    // (skips initdb); see pglite-template.ts.
+    const want = { embeddingDimensions: config.EMBEDDING_DIMENSIONS, schemaVersion: SCHEMA_VERSION };
+    const template = dir === undefined ? await readTemplate(want, log) : null;
+    const fromTemplate = dir !== undefined ? await createFromTemplate(dir, want, log) : template !== null;
+    const sql = await openPglite(dir, {
+      sharedBuffers: config.PGLITE_SHARED_BUFFERS,
+      ...(template ? { template } : {}),
+    });
     try {
       await warnUnlessSharedBuffers(sql, config.PGLITE_SHARED_BUFFERS, log);
       const result = await migrate(sql, { embeddingDimensions: config.EMBEDDING_DIMENSIONS, log });
@@ -128,7 +127,7 @@ export async function openDataPort(config: Config, log: Logger, opts: DataPortOp
       throw err;
     }
     transport = sqlRpcTransport('pglite', sql);
-    log.info({ dataDir: dir ?? 'memory', fresh }, 'embedded database ready');
+    log.info({ dataDir: dir ?? 'memory', fresh, template: fromTemplate }, 'embedded database ready');
   } else if (kind === 'postgres') {
     // Each driver is imported only when it is the one configured (they add to every start-up otherwise).
     const { openPostgres } = await import('./transports/postgres.js');

@@ -2,7 +2,8 @@
  * The embedded database's template (assets/pglite-template.*): a new data directory starts from
  * it instead of initdb, holds exactly what initdb plus the migrations would, gets the demo data
  * on its first start only, and a template that does not fit (other dimensions, a damaged
- * archive) is skipped with a log line, the database then created by initdb as before.
+ * archive) is skipped with a log line, the database then created by initdb as before. A
+ * database in memory (PGLITE_MEMORY=1) is filled from the same template.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import { openPglite } from '../../src/data/transports/pglite.js';
 import {
   createFromTemplate,
   installedPgliteVersion,
+  readTemplate,
   TEMPLATE_ARCHIVE,
   TEMPLATE_DIR,
   TEMPLATE_META,
@@ -135,5 +137,58 @@ describe('the embedded database template', () => {
     );
     expect(existsSync(target)).toBe(false);
     expect(readdirSync(work).filter((name) => name.includes('.template-'))).toEqual([]);
+  });
+
+  it('fills a database in memory: the same schema as initdb and the migrations, the demo data, no initdb', async () => {
+    const template = await readTemplate(want, silentLogger());
+    expect(template?.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(template?.files.map((f) => f.name)).toContain('PG_VERSION');
+    const inMemory = await openPglite(undefined, { template: template! });
+    const fromInitdb = await openPglite(undefined);
+    try {
+      expect((await migrate(inMemory, { embeddingDimensions: want.embeddingDimensions })).applied).toEqual([]);
+      await migrate(fromInitdb, { embeddingDimensions: want.embeddingDimensions });
+      expect(await schemaOf(inMemory)).toEqual(await schemaOf(fromInitdb));
+      // It is a working database, not a read-only copy: writes land and read back.
+      await inMemory.exec('create table scratch (n int); insert into scratch values (1), (2)');
+      expect(await inMemory.query('select sum(n)::int as s from scratch')).toEqual([{ s: 3 }]);
+    } finally {
+      await inMemory.close();
+      await fromInitdb.close();
+    }
+
+    // As the app opens it: fresh, so seeded with the demo data, and said to come from the template.
+    const { lines, log } = capturingLogger();
+    const port = await openDataPort(parseConfig({ OPENAI_API_KEY: 'sk-test', PGLITE_MEMORY: '1' }), log);
+    try {
+      const tenant = await port.defaultTenant();
+      const [status] = await port.call('embedding_status', { tenant_id: tenant.id }, embeddingStatusRow);
+      expect(status?.campaigns).toBeGreaterThan(0);
+      expect(lines.find((l) => l.msg === 'embedded database ready')).toMatchObject({
+        dataDir: 'memory',
+        template: true,
+      });
+    } finally {
+      await port.close();
+    }
+  }, 60_000);
+
+  it('in memory, a template that does not fit or is damaged gives way to initdb, saying why', async () => {
+    const other = capturingLogger();
+    expect(await readTemplate({ ...want, embeddingDimensions: 64 }, other.log)).toBeNull();
+    expect(other.lines[0]).toMatchObject({ reason: expect.stringContaining('EMBEDDING_DIMENSIONS is 64') });
+
+    const damaged = join(work, 'damaged-for-memory');
+    mkdirSync(damaged);
+    writeFileSync(join(damaged, TEMPLATE_META), readFileSync(join(TEMPLATE_DIR, TEMPLATE_META)));
+    writeFileSync(
+      join(damaged, TEMPLATE_ARCHIVE),
+      readFileSync(join(TEMPLATE_DIR, TEMPLATE_ARCHIVE)).subarray(0, 50_000),
+    );
+    const warned = capturingLogger();
+    expect(await readTemplate(want, warned.log, damaged)).toBeNull();
+    expect(warned.lines[0]?.msg).toMatch(
+      /could not read the embedded database template; creating the database with initdb/,
+    );
   });
 });

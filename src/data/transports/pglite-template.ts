@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createBrotliDecompress } from 'node:zlib';
 import { z } from 'zod';
@@ -128,43 +128,119 @@ export async function createFromTemplate(
   }
 }
 
+/** One entry of the template: a directory, or a file whose bytes arrive as chunks. */
+type TemplateEntry =
+  { type: 'directory'; name: string } | { type: 'file'; name: string; size: number; chunks: AsyncIterable<Buffer> };
+
 /**
- * Writes a tar's directories and files under `root`. tar-stream parses; the files are written
- * here (node-tar's extraction took over a second for the template's thousand small files, this
- * under 0.1 s). Only directories and regular files are expected; a name that would land outside
- * `root` is refused.
+ * The template's entries in order, streamed (the archive is never whole in memory: 29 MB
+ * unpacked, which a process keeps as RSS). tar-stream parses; only directories and regular
+ * files are expected, and a name that would leave the data directory (`..`, absolute) is
+ * refused. A file's chunks must be consumed before the next entry is asked for.
  */
-async function unpack(archive: string, root: string): Promise<void> {
+async function* templateEntries(archive: string): AsyncGenerator<TemplateEntry> {
   const { extract } = await import('tar-stream'); // needed on a first start only
   const entries = extract();
-  // Streamed: the archive is never whole in memory (29 MB unpacked), which a process keeps as RSS.
   // Large chunks: the tar parser's cost is per chunk, and 16 KB ones made unpacking 0.3 s slower.
   const file = createReadStream(archive, { highWaterMark: 1 << 20 });
   const inflate = createBrotliDecompress({ chunkSize: 1 << 20 });
   for (const stream of [file, inflate]) stream.on('error', (err: Error) => entries.destroy(err));
   file.pipe(inflate).pipe(entries);
-  // Synchronous writes: this runs once, before the server listens, and a thousand awaited writes cost five times more.
   for await (const entry of entries) {
-    const target = resolve(root, entry.header.name);
-    if (target !== root && !target.startsWith(root + sep))
-      throw new Error(`template entry outside the data directory: ${entry.header.name}`);
+    const name = entry.header.name;
+    if (isAbsolute(name) || normalize(name).split(sep).includes('..'))
+      throw new Error(`template entry outside the data directory: ${name}`);
     if (entry.header.type === 'directory') {
-      mkdirSync(target, { recursive: true });
       entry.resume();
+      yield { type: 'directory', name };
+    } else if (entry.header.type === 'file') {
+      yield { type: 'file', name, size: entry.header.size ?? 0, chunks: entry as AsyncIterable<Buffer> };
+    } else {
+      throw new Error(`unexpected ${entry.header.type} in the template: ${name}`);
+    }
+  }
+}
+
+/**
+ * Writes the template's directories and files under `root` (node-tar's extraction took over a
+ * second for the template's thousand small files, this under 0.1 s).
+ */
+async function unpack(archive: string, root: string): Promise<void> {
+  // Synchronous writes: this runs once, before the server listens, and a thousand awaited writes cost five times more.
+  for await (const entry of templateEntries(archive)) {
+    const target = resolve(root, entry.name);
+    if (entry.type === 'directory') {
+      mkdirSync(target, { recursive: true });
       continue;
     }
-    if (entry.header.type !== 'file')
-      throw new Error(`unexpected ${entry.header.type} in the template: ${entry.header.name}`);
     // Each chunk written as it comes: a whole-file copy (Buffer.concat) per file left 10–15 MB
     // resident after a first start (the C heap keeps what it freed).
     const fd = openSync(target, 'w', 0o600);
     try {
-      for await (const chunk of entry) {
-        const data = chunk as Buffer;
+      for await (const data of entry.chunks) {
         for (let at = 0; at < data.length;) at += writeSync(fd, data, at);
       }
     } finally {
       closeSync(fd);
     }
+  }
+}
+
+/** The template as a list of directories and files, for a database in memory (see `readTemplate`). */
+export interface TemplateFiles {
+  schemaVersion: string;
+  directories: string[];
+  /** Each file's bytes in an array of exactly its size. */
+  files: { name: string; data: Uint8Array }[];
+}
+
+/**
+ * The template read into memory, for an embedded database that lives in memory
+ * (PGLITE_MEMORY=1): PGlite's in-memory filesystem is then filled from it before Postgres
+ * starts, instead of running `initdb` there. That is about a second faster, and leaves less
+ * behind: initdb grows the WebAssembly memory (which never shrinks) by some 15 MB, and the files
+ * it writes a page at a time sit in arrays of up to twice their size. Null when the template is
+ * missing or does not fit (the caller's `initdb` then creates the database); a damaged archive
+ * is logged and gives null too.
+ */
+export async function readTemplate(
+  want: { embeddingDimensions: number; schemaVersion: string },
+  log: Logger,
+  templateDir = TEMPLATE_DIR,
+): Promise<TemplateFiles | null> {
+  const archive = join(templateDir, TEMPLATE_ARCHIVE);
+  const metaFile = join(templateDir, TEMPLATE_META);
+  if (!existsSync(archive) || !existsSync(metaFile)) {
+    log.debug({ templateDir }, 'no embedded database template; creating the database with initdb');
+    return null;
+  }
+  try {
+    const meta = templateMeta.parse(JSON.parse(readFileSync(metaFile, 'utf8')));
+    const mismatch = templateMismatch(meta, want);
+    if (mismatch) {
+      log.info({ reason: mismatch }, 'the embedded database template does not fit; creating the database with initdb');
+      return null;
+    }
+    const result: TemplateFiles = { schemaVersion: meta.schemaVersion, directories: [], files: [] };
+    for await (const entry of templateEntries(archive)) {
+      if (entry.type === 'directory') {
+        result.directories.push(entry.name);
+        continue;
+      }
+      const data = new Uint8Array(entry.size);
+      let at = 0;
+      for await (const chunk of entry.chunks) {
+        if (at + chunk.length > data.length)
+          throw new Error(`template entry longer than its header says: ${entry.name}`);
+        data.set(chunk, at);
+        at += chunk.length;
+      }
+      if (at !== data.length) throw new Error(`template entry shorter than its header says: ${entry.name}`);
+      result.files.push({ name: entry.name, data });
+    }
+    return result;
+  } catch (err) {
+    log.warn({ err }, 'could not read the embedded database template; creating the database with initdb');
+    return null;
   }
 }

@@ -2,9 +2,10 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { PGlite, type PGliteOptions, type Transaction } from '@electric-sql/pglite';
+import { MemoryFS, PGlite, type PGliteOptions, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite/vector';
 import { ConfigError } from '../../config.js';
+import type { TemplateFiles } from './pglite-template.js';
 import type { SqlClient } from './types.js';
 
 type Queryable = Pick<Transaction, 'query' | 'exec'>;
@@ -118,11 +119,48 @@ const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Arra
 export interface PgliteOptions {
   /** Postgres's buffer cache (`shared_buffers`), e.g. `16MB`; default DEFAULT_SHARED_BUFFERS. */
   sharedBuffers?: string;
+  /** In memory only: start from these files (`readTemplate`) instead of running initdb. */
+  template?: TemplateFiles;
+}
+
+type EmscriptenOptions = Parameters<MemoryFS['init']>[1];
+/** The part of Emscripten's FS this needs (PGlite's types do not name it). */
+interface EmscriptenFS {
+  mkdirTree(path: string, mode?: number): void;
+  writeFile(path: string, data: Uint8Array, opts: { canOwn: boolean }): void;
+}
+
+/**
+ * PGlite's in-memory filesystem, filled with a template's data directory before Postgres starts
+ * (Emscripten's `preRun`), so PGlite finds a database and skips initdb. Each file's array is
+ * handed over as the file's storage (`canOwn`), not copied. PGDATA is read from the arguments
+ * PGlite passes to Postgres, so a PGlite that moves it still gets its files in the right place.
+ */
+class TemplateMemoryFS extends MemoryFS {
+  constructor(private readonly template: TemplateFiles) {
+    super();
+  }
+
+  override async init(pg: PGlite, opts: EmscriptenOptions): Promise<{ emscriptenOpts: EmscriptenOptions }> {
+    const { emscriptenOpts } = await super.init(pg, opts);
+    const pgdata = (emscriptenOpts.arguments ?? [])
+      .find((a: string) => a.startsWith('PGDATA='))
+      ?.slice('PGDATA='.length);
+    if (!pgdata) throw new Error('PGlite did not say where its data directory is (no PGDATA argument)');
+    const fill = (mod: { FS: unknown }) => {
+      const fs = mod.FS as EmscriptenFS;
+      fs.mkdirTree(pgdata, 0o700);
+      for (const dir of this.template.directories) fs.mkdirTree(`${pgdata}/${dir.replace(/\/+$/, '')}`, 0o700);
+      for (const file of this.template.files) fs.writeFile(`${pgdata}/${file.name}`, file.data, { canOwn: true });
+    };
+    return { emscriptenOpts: { ...emscriptenOpts, preRun: [...(emscriptenOpts.preRun ?? []), fill] } };
+  }
 }
 
 /**
  * The embedded database: PGlite with pgvector loaded. `dataDir` undefined means in
- * memory (PGLITE_MEMORY=1, tests); otherwise the directory is created if missing.
+ * memory (PGLITE_MEMORY=1, tests), from `opts.template` when given; otherwise the directory is
+ * created if missing.
  */
 export async function openPglite(dataDir: string | undefined, opts: PgliteOptions = {}): Promise<SqlClient> {
   let unlock = () => {};
@@ -133,7 +171,11 @@ export async function openPglite(dataDir: string | undefined, opts: PgliteOption
   let db: PGlite;
   try {
     const wasmModule = await pgliteModule(opts.sharedBuffers ?? DEFAULT_SHARED_BUFFERS);
-    db = await PGlite.create(dataDir ?? 'memory://', { extensions: { vector }, ...(wasmModule ? { wasmModule } : {}) });
+    db = await PGlite.create({
+      ...(dataDir !== undefined ? { dataDir } : opts.template ? { fs: new TemplateMemoryFS(opts.template) } : {}),
+      extensions: { vector },
+      ...(wasmModule ? { wasmModule } : {}),
+    });
   } catch (err) {
     unlock();
     throw err;

@@ -11,7 +11,10 @@ RUN npx tsc -p tsconfig.build.json
 
 # Runtime stage: production dependencies and the compiled code, as a non-root user.
 FROM node:22-bookworm-slim AS runtime
-ENV NODE_ENV=production PORT=3000 PGLITE_DIR=/data/pglite
+# MALLOC_ARENA_MAX: glibc gives each thread that allocates its own malloc arena and keeps what
+# was freed in it; V8's compiler and GC threads and libuv's pool left 30-40 MB of such memory
+# resident (docs/performance.md, Memory). Two arenas cost no measurable CPU here.
+ENV NODE_ENV=production PORT=3000 PGLITE_DIR=/data/pglite MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

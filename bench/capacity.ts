@@ -10,6 +10,12 @@
  * `--json` adds a last line `JSON {…}` with each round's figures (bench/footprint.ts reads it).
  * `--dist` runs the compiled tree (`npm run build` first), as the Docker image does; without it
  * the sources run through tsx, which holds about 30–50 MB more (docs/performance.md, Memory).
+ * Either way the child gets the variables `npm start` or the image sets (MALLOC_ARENA_MAX).
+ *
+ * For finding where memory goes: CAPACITY_NODE_FLAGS (extra node flags for Switchboard's
+ * process, e.g. `--trace-gc`), CAPACITY_ALLOC=<file> (a sampling allocation profile of each
+ * round, garbage included: DevTools' .heapprofile format), CAPACITY_SNAPSHOT=<file> (heap
+ * snapshots when idle, `<file>.idle`, and after the last round), CAPACITY_CPU_PROF=<dir>.
  *
  * Prints, per round: how many were answered, the wall time from the first request to the last
  * answer, the child's peak RSS and heap, and RSS per in-flight turn. Targets: all answered
@@ -20,6 +26,7 @@ import { once } from 'node:events';
 import { request, Agent } from 'node:http';
 import { parseArgs } from 'node:util';
 import { startFakeOpenAI } from '../test/fakes/openai-server.js';
+import { imageEnv, npmStart } from './lib/server-process.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -70,16 +77,23 @@ const child = fork(new URL('./capacity/server.mjs', import.meta.url), {
   execArgv: [
     ...(DIST ? [] : ['--import', 'tsx']),
     '--expose-gc',
+    ...(process.env.CAPACITY_NODE_FLAGS ? process.env.CAPACITY_NODE_FLAGS.split(' ') : []),
     ...(process.env.CAPACITY_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAPACITY_CPU_PROF] : []),
   ],
   env: {
     ...process.env,
+    // The variables `npm start` (or, with --dist, the Docker image) sets before node starts.
+    ...(DIST ? imageEnv() : npmStart().env),
     CAPACITY_LLM_URL: llm.url,
     ...(DIST ? { CAPACITY_DIST: '1' } : {}),
     ...(flags.memory ? { CAPACITY_MEMORY: '1' } : {}),
   },
 });
 const [{ url }] = (await once(child, 'message')) as [{ url: string }];
+if (process.env.CAPACITY_SNAPSHOT) {
+  child.send(`snapshot:${process.env.CAPACITY_SNAPSHOT}.idle`);
+  await once(child, 'message');
+}
 type Report = {
   idle: NodeJS.MemoryUsage;
   peak: { rss: number; heapUsed: number; external: number; arrayBuffers: number };
@@ -108,6 +122,10 @@ for (let round = 1; round <= ROUNDS; round++) {
   llm.script(...Array.from({ length: TURNS }, () => ({ text: 'Answered.', delayMs: LLM_MS })));
   child.send('reset');
   const before = await report();
+  if (process.env.CAPACITY_ALLOC) {
+    child.send('alloc-start');
+    await once(child, 'message');
+  }
   const harnessCpu = process.cpuUsage();
   const started = performance.now();
   const results = await Promise.allSettled(
@@ -124,6 +142,10 @@ for (let round = 1; round <= ROUNDS; round++) {
   );
   const wall = performance.now() - started;
   const harness = process.cpuUsage(harnessCpu);
+  if (process.env.CAPACITY_ALLOC) {
+    child.send(`alloc-stop:${process.env.CAPACITY_ALLOC}${ROUNDS > 1 ? `.${round}` : ''}`);
+    await once(child, 'message');
+  }
   const after = await report();
   const ok = results.filter((r) => r.status === 'fulfilled').length;
   const firstError = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason as
@@ -146,6 +168,10 @@ for (let round = 1; round <= ROUNDS; round++) {
       `heap peak ${MB(after.peak.heapUsed)} MB, external ${MB(after.peak.external)} MB; after GC: heap ${MB(after.now.heapUsed)} MB, RSS ${MB(after.now.rss)} MB` +
       (firstError ? `   first error: ${firstError.message}` : ''),
   );
+}
+if (process.env.CAPACITY_SNAPSHOT) {
+  child.send(`snapshot:${process.env.CAPACITY_SNAPSHOT}`);
+  await once(child, 'message');
 }
 const final = await report();
 console.log(`process max RSS over the run: ${(final.maxRssKb / 1024).toFixed(0)} MB`);

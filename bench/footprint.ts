@@ -29,7 +29,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { npmStartArgs, rssOf, startServer } from './lib/server-process.js';
+import { imageEnv, npmStart, rssOf, startServer } from './lib/server-process.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -104,13 +104,14 @@ console.log(
 );
 
 // 1. npm start, embedded database on disk, first start.
+const start = npmStart();
 const embedded: Idle[] = [];
 const later: Idle[] = [];
 for (let i = 0; i < RUNS; i++) {
   const dir = await mkdtemp(join(tmpdir(), 'sb-footprint-'));
   try {
-    embedded.push(await idle(npmStartArgs(), { PGLITE_DIR: join(dir, 'pglite') }));
-    later.push(await idle(npmStartArgs(), { PGLITE_DIR: join(dir, 'pglite') }));
+    embedded.push(await idle(start.args, { ...start.env, PGLITE_DIR: join(dir, 'pglite') }));
+    later.push(await idle(start.args, { ...start.env, PGLITE_DIR: join(dir, 'pglite') }));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -127,11 +128,11 @@ if (!DATABASE_URL) {
 } else {
   run('migrating the database', ['--import', 'tsx', 'src/data/cli/migrate.ts'], { DATABASE_URL });
   const postgres: number[] = [];
-  for (let i = 0; i < RUNS; i++) postgres.push((await idle(npmStartArgs(), { DATABASE_URL })).rss);
+  for (let i = 0; i < RUNS; i++) postgres.push((await idle(start.args, { ...start.env, DATABASE_URL })).rss);
   console.log(`npm start, Postgres: idle RSS ${postgres.map(MB).join(', ')} MB (${range(postgres, MB)} MB)`);
   if (!flags['no-build']) run('npm run build', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']);
   const compiled: Idle[] = [];
-  for (let i = 0; i < RUNS; i++) compiled.push(await idle(['dist/main.js'], { DATABASE_URL }));
+  for (let i = 0; i < RUNS; i++) compiled.push(await idle(['dist/main.js'], { ...imageEnv(), DATABASE_URL }));
   console.log(`node dist/main.js (the image), Postgres: ${idleFigures(compiled, '≤ 120')}`);
 }
 

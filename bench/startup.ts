@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { npmStartArgs, startServer } from './lib/server-process.js';
+import { imageEnv, npmStart, startServer } from './lib/server-process.js';
 
 const { values: flags } = parseArgs({
   options: { runs: { type: 'string', default: '3' }, src: { type: 'boolean', default: false } },
@@ -21,7 +21,8 @@ const SRC = flags.src;
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`--runs must be a whole number of runs, not "${flags.runs}"`);
 
 async function start(dir: string): Promise<number> {
-  const server = await startServer(SRC ? npmStartArgs() : ['dist/main.js'], { PGLITE_DIR: dir });
+  const { args, env } = SRC ? npmStart() : { args: ['dist/main.js'], env: imageEnv() };
+  const server = await startServer(args, { ...env, PGLITE_DIR: dir });
   await server.stop();
   return server.readyMs;
 }

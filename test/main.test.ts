@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -245,6 +246,8 @@ describe('npm start', () => {
     const exited = once(child, 'exit');
     await listening;
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    // The bot runs with two malloc arenas (docs/performance.md, Memory) unless the operator says otherwise.
+    expect(environOf(botPid(child.pid!))).toContain('MALLOC_ARENA_MAX=2');
     child.kill('SIGTERM'); // npm's own pid, as `kill -TERM` of what `npm start` printed would
     await exited;
     // The bot itself stops: its port refuses connections within the drain window.
@@ -303,3 +306,16 @@ describe('npm start', () => {
     }
   }, 60_000);
 });
+
+/** The node process `npm start` runs: npm's child (the shell `exec`s node in its place). */
+function botPid(npmPid: number): number {
+  const children = readFileSync(`/proc/${npmPid}/task/${npmPid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+  const node = children.find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('src/main.ts'));
+  if (!node) throw new Error(`npm (${npmPid}) has no child running src/main.ts: ${children.join(', ')}`);
+  return node;
+}
+
+/** A process's environment as NAME=value lines. */
+function environOf(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+}

@@ -5,9 +5,11 @@
  * IPC, samples its memory every 20 ms and reports the peaks (after a GC: what is still held)
  * when asked.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 
 const root = process.env.CAPACITY_DIST ? '../../dist' : '../../src';
 const { serve } = await import(`${root}/serve.js`);
@@ -46,6 +48,8 @@ setInterval(() => {
   const m = process.memoryUsage();
   for (const k of keys) peak[k] = Math.max(peak[k], m[k]);
 }, 20).unref();
+/** The inspector session of an allocation profile (CAPACITY_ALLOC), made when first asked for. */
+let profiler;
 process.on('message', async (msg) => {
   if (msg === 'report') {
     globalThis.gc?.();
@@ -56,6 +60,27 @@ process.on('message', async (msg) => {
       maxRssKb: process.resourceUsage().maxRSS,
       cpu: process.cpuUsage(),
     });
+  }
+  // Diagnostics (bench/capacity.ts: CAPACITY_SNAPSHOT, CAPACITY_ALLOC).
+  if (typeof msg === 'string' && msg.startsWith('snapshot:')) {
+    writeHeapSnapshot(msg.slice('snapshot:'.length));
+    process.send?.('snapped');
+  }
+  if (msg === 'alloc-start') {
+    profiler ??= new Session();
+    profiler.connect();
+    await profiler.post('HeapProfiler.startSampling', {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+    process.send?.('alloc-started');
+  }
+  if (typeof msg === 'string' && msg.startsWith('alloc-stop:')) {
+    const { profile } = await profiler.post('HeapProfiler.stopSampling');
+    profiler.disconnect();
+    writeFileSync(msg.slice('alloc-stop:'.length), JSON.stringify(profile));
+    process.send?.('alloc-stopped');
   }
   if (msg === 'reset') for (const k of keys) peak[k] = 0;
   if (msg === 'stop') {

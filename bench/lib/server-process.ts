@@ -15,18 +15,36 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * What `npm start` runs, read from package.json (`exec node --import tsx src/main.ts`): the
- * arguments after `node`. Run directly rather than through npm, whose own process (about 50 MB)
- * is not Switchboard's.
+ * What `npm start` runs, read from package.json (`MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} exec
+ * node --import tsx src/main.ts`): the arguments after `node`, and the variables the script
+ * sets (a `${NAME:-default}` takes this process's value when set, as the shell would). Run
+ * directly rather than through npm, whose own process (about 50 MB) is not Switchboard's.
  */
-export function npmStartArgs(): string[] {
+export function npmStart(): { args: string[]; env: Record<string, string> } {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
     scripts: { start: string };
   };
   const words = pkg.scripts.start.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  for (let m; words[0] && (m = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(words[0])); words.shift()) {
+    const [, name, value] = m as unknown as [string, string, string];
+    const fallback = /^\$\{([A-Z_][A-Z0-9_]*):-(.*)\}$/.exec(value);
+    env[name] = fallback ? (process.env[fallback[1]!] ?? fallback[2]!) : value;
+  }
   if (words[0] === 'exec') words.shift();
   if (words[0] !== 'node') throw new Error(`npm start does not run node: "${pkg.scripts.start}"`);
-  return words.slice(1);
+  return { args: words.slice(1), env };
+}
+
+/** The variables the Docker image sets that change how the process runs (the Dockerfile's `ENV` lines). */
+export function imageEnv(): Record<string, string> {
+  const dockerfile = readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8');
+  const runtime = dockerfile.slice(dockerfile.lastIndexOf('FROM '));
+  const env: Record<string, string> = {};
+  for (const line of runtime.split('\n').filter((l) => l.startsWith('ENV ')))
+    for (const [, name, value] of line.slice(4).matchAll(/([A-Z_][A-Z0-9_]*)=(\S+)/g)) env[name!] = value!;
+  // The image's port and data directory are its own; a bench sets those itself.
+  return Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('MALLOC_')));
 }
 
 export interface RunningServer {

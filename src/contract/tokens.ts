@@ -2,23 +2,64 @@
  * Token counting, shared by the loop (history budgets) and the tools (capped summaries): the
  * o200k encoding, and the framing the chat API adds per message and tool call.
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type * as TokenizerModule from 'gpt-tokenizer';
+import type { GptEncoding } from 'gpt-tokenizer/GptEncoding';
 import { LRUCache } from 'lru-cache';
 import type { ChatMessage } from './llm.js';
 
-type Tokenizer = typeof TokenizerModule;
-let tokenizer: Tokenizer | undefined;
+let tokenizer: GptEncoding | undefined;
 
 /**
- * The o200k tables, loaded at the first count rather than at start-up: they hold about 55 MB
- * (more than the rest of the core together), and a process that has answered nothing needs none
- * of it. Loaded synchronously (the CommonJS build of the same package) because counting is
- * synchronous; the first turn pays the load once (0.1–0.2 s).
+ * The o200k encoding, built at the first count rather than at start-up: its tables hold about
+ * 20 MB of heap, and a process that has answered nothing needs none of it. Synchronous (the
+ * CommonJS build of the package) because counting is; the first turn pays the load once (about
+ * 0.15 s).
+ *
+ * The ranks come from the package's own `data/o200k_base.tiktoken` (OpenAI's published file)
+ * rather than from its `o200k_base` module, a 2.4 MB array literal: parsing and compiling that
+ * source left about 63 MB of RSS where reading the data file leaves 41–46 MB. The table is the
+ * same one (a test compares them): a token is its UTF-8 string when its bytes are one, else its
+ * bytes, as the package builds it.
  */
-function encoder(): Tokenizer {
-  tokenizer ??= createRequire(import.meta.url)('gpt-tokenizer') as Tokenizer;
+function encoder(): GptEncoding {
+  if (!tokenizer) {
+    const require = createRequire(import.meta.url);
+    const { GptEncoding: Encoding } = require('gpt-tokenizer/cjs/GptEncoding') as {
+      GptEncoding: typeof GptEncoding;
+    };
+    const ranks = o200kRanks(readFileSync(require.resolve('gpt-tokenizer/data/o200k_base.tiktoken'), 'latin1'));
+    tokenizer = Encoding.getEncodingApi('o200k_base', () => ranks);
+  }
   return tokenizer;
+}
+
+/**
+ * A `.tiktoken` file's ranks (one `<base64 bytes> <rank>` a line) as gpt-tokenizer's table: at
+ * each rank the token's text when its bytes are UTF-8 that decodes and encodes back to the same
+ * bytes (a leading byte-order mark does not), else the bytes.
+ */
+export function o200kRanks(file: string): (string | number[])[] {
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  const ranks: (string | number[])[] = [];
+  for (let at = 0; at < file.length;) {
+    const newline = file.indexOf('\n', at);
+    const end = newline < 0 ? file.length : newline;
+    const space = file.indexOf(' ', at);
+    if (space > at && space < end) {
+      const bytes = Buffer.from(file.slice(at, space), 'base64');
+      let token: string | number[];
+      try {
+        token = utf8.decode(bytes);
+        if (Buffer.byteLength(token) !== bytes.length) token = [...bytes];
+      } catch {
+        token = [...bytes];
+      }
+      ranks[Number(file.slice(space + 1, end))] = token;
+    }
+    at = end + 1;
+  }
+  return ranks;
 }
 
 /** Role markers and separators the API wraps around every message (OpenAI's cookbook counts 3–4). */

@@ -149,6 +149,8 @@ describe('the embedded database template', () => {
       expect((await migrate(inMemory, { embeddingDimensions: want.embeddingDimensions })).applied).toEqual([]);
       await migrate(fromInitdb, { embeddingDimensions: want.embeddingDimensions });
       expect(await schemaOf(inMemory)).toEqual(await schemaOf(fromInitdb));
+      // Only the database PGlite opens: initdb's `postgres` and `template0` would double what memory holds.
+      expect(await inMemory.query('select datname from pg_database')).toEqual([{ datname: 'template1' }]);
       // It is a working database, not a read-only copy: writes land and read back.
       await inMemory.exec('create table scratch (n int); insert into scratch values (1), (2)');
       expect(await inMemory.query('select sum(n)::int as s from scratch')).toEqual([{ s: 3 }]);

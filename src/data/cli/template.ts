@@ -2,8 +2,8 @@
  * npm run db:template
  *
  * Rebuilds the embedded database's template (assets/pglite-template.tar.br and .json): a new
- * PGlite data directory, migrated with the default embedding dimensions and closed cleanly,
- * archived with tar and brotli. A new embedded database unpacks it instead of running initdb
+ * PGlite data directory, migrated with the default embedding dimensions, without the databases
+ * PGlite never opens, closed cleanly, archived with tar and brotli. A new embedded database unpacks it instead of running initdb
  * (src/data/transports/pglite-template.ts). Run it after adding a migration or upgrading PGlite;
  * the test suite says when it is due.
  */
@@ -35,6 +35,11 @@ async function main(): Promise<void> {
     const sql = await openPglite(dataDir);
     try {
       await migrate(sql, { embeddingDimensions: EMBEDDING_DIMENSIONS });
+      // Only template1 is ever opened (PGlite's database); initdb's `postgres` and `template0`
+      // are half the data directory, which a database in memory holds as RSS.
+      await sql.exec('drop database postgres');
+      await sql.exec('alter database template0 is_template false');
+      await sql.exec('drop database template0');
       // No VACUUM: it would record every table as empty (reltuples 0), and the planner would then
       // pick plans for empty tables when the first start seeds the demo data (three times slower).
       await sql.exec('checkpoint');

@@ -275,12 +275,19 @@ export const configSchema = z
     /**
      * The embedded database's buffer cache (Postgres `shared_buffers`): resident memory from the
      * first query. 1MB–999MB (it replaces PGlite's built-in 128MB in place, 5 characters at most).
+     * Unset: 16MB on disk, 4MB in memory (see `sharedBuffersFor`).
      */
     PGLITE_SHARED_BUFFERS: z
       .string()
       .trim()
-      .regex(/^[1-9][0-9]{0,2}MB$/, 'a size such as 16MB or 128MB (1–999 MB)')
-      .default('16MB'),
+      .transform((v) => (v === '' ? undefined : v))
+      .pipe(
+        z
+          .string()
+          .regex(/^[1-9][0-9]{0,2}MB$/, 'a size such as 16MB or 128MB (1–999 MB)')
+          .optional(),
+      )
+      .optional(),
     /** Postgres (DATABASE_URL): apply pending migrations at start-up, under an advisory lock (replicas wait in turn). */
     MIGRATE_ON_START: flag,
     TENANT_MODE: z.enum(['open', 'strict']).default('open'),

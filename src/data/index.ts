@@ -7,7 +7,7 @@ import { migrate, SCHEMA_VERSION } from './migrate.js';
 import type { DataPort, Tenant } from '../contract/data.js';
 import { portOverTransport, toDataError, type AdminDataPort } from './rpc-port.js';
 import { embeddingStatusRow, schemaInfoRow } from './rows.js';
-import { openPglite } from './transports/pglite.js';
+import { openPglite, sharedBuffersFor } from './transports/pglite.js';
 import { createFromTemplate, readTemplate } from './transports/pglite-template.js';
 import { sqlRpcTransport } from './transports/sql-rpc.js';
 import type { Transport, TransportKind } from './transports/types.js';
@@ -113,12 +113,10 @@ export async function openDataPort(config: Config, log: Logger, opts: DataPortOp
     const want = { embeddingDimensions: config.EMBEDDING_DIMENSIONS, schemaVersion: SCHEMA_VERSION };
     const template = dir === undefined ? await readTemplate(want, log) : null;
     const fromTemplate = dir !== undefined ? await createFromTemplate(dir, want, log) : template !== null;
-    const sql = await openPglite(dir, {
-      sharedBuffers: config.PGLITE_SHARED_BUFFERS,
-      ...(template ? { template } : {}),
-    });
+    const sharedBuffers = sharedBuffersFor(config.PGLITE_SHARED_BUFFERS, dir === undefined);
+    const sql = await openPglite(dir, { sharedBuffers, ...(template ? { template } : {}) });
     try {
-      await warnUnlessSharedBuffers(sql, config.PGLITE_SHARED_BUFFERS, log);
+      await warnUnlessSharedBuffers(sql, sharedBuffers, log);
       const result = await migrate(sql, { embeddingDimensions: config.EMBEDDING_DIMENSIONS, log });
       // Fresh: nothing was in the directory before this start (the template holds no data).
       fresh = result.fresh || fromTemplate;

@@ -1,7 +1,8 @@
 /**
  * The embedded database's buffer cache (PGLITE_SHARED_BUFFERS): PGlite 0.3 builds
  * `shared_buffers=128MB` into its binary and that memory is resident from the first query, so
- * Switchboard starts it with 16 MB unless told otherwise. Postgres itself reports the setting.
+ * Switchboard starts it with 16 MB unless told otherwise (4 MB in memory, where the data files
+ * are in the process already). Postgres itself reports the setting.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { openDataPort, warnUnlessSharedBuffers } from '../../src/data/index.js';
 import { captureLogs } from '../helpers/harness.js';
-import { DEFAULT_SHARED_BUFFERS, openPglite } from '../../src/data/transports/pglite.js';
+import { openPglite, sharedBuffersFor } from '../../src/data/transports/pglite.js';
 import { silentLogger } from '../../src/logger.js';
 
 const work = mkdtempSync(join(tmpdir(), 'sb-pglite-memory-'));
@@ -27,9 +28,27 @@ async function sharedBuffers(opts?: { sharedBuffers?: string }): Promise<string>
 }
 
 describe('the embedded database buffer cache', () => {
-  it('is 16MB by default, not the 128MB PGlite builds in', async () => {
-    expect(DEFAULT_SHARED_BUFFERS).toBe('16MB');
-    expect(await sharedBuffers()).toBe('16MB');
+  it('is 16MB on disk and 4MB in memory by default, not the 128MB PGlite builds in', async () => {
+    expect(await sharedBuffers()).toBe('4MB');
+    const onDisk = await openPglite(join(work, 'default'));
+    try {
+      expect(await onDisk.query('show shared_buffers')).toEqual([{ shared_buffers: '16MB' }]);
+    } finally {
+      await onDisk.close();
+    }
+    // From the settings: unset (or empty, as .env.example leaves it) takes the default for where the files live.
+    const setting = (value: string) =>
+      parseConfig({ OPENAI_API_KEY: 'sk-test', PGLITE_SHARED_BUFFERS: value }).PGLITE_SHARED_BUFFERS;
+    expect(sharedBuffersFor(setting(''), true)).toBe('4MB');
+    expect(sharedBuffersFor(setting(''), false)).toBe('16MB');
+    expect(sharedBuffersFor(setting('16MB'), true)).toBe('16MB');
+    // The app's own start reads it back and finds what it asked for (no warning).
+    const { log, logs } = captureLogs();
+    const port = await openDataPort(parseConfig({ OPENAI_API_KEY: 'sk-test', PGLITE_MEMORY: '1' }), log, {
+      seedDemo: false,
+    });
+    await port.close();
+    expect(logs.lines.filter((l) => String(l.msg).includes('PGLITE_SHARED_BUFFERS not applied'))).toEqual([]);
   });
 
   it('is checked at start: a build that did not take the setting is said at warn, not silent', async () => {
@@ -84,6 +103,6 @@ describe('the embedded database buffer cache', () => {
     expect(() => parseConfig({ OPENAI_API_KEY: 'sk-test', PGLITE_SHARED_BUFFERS: '4GB' })).toThrow(
       /PGLITE_SHARED_BUFFERS/,
     );
-    expect(parseConfig({ OPENAI_API_KEY: 'sk-test' }).PGLITE_SHARED_BUFFERS).toBe('16MB');
+    expect(parseConfig({ OPENAI_API_KEY: 'sk-test' }).PGLITE_SHARED_BUFFERS).toBeUndefined();
   });
 });

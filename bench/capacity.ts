@@ -16,6 +16,9 @@
  * process, e.g. `--trace-gc`), CAPACITY_ALLOC=<file> (a sampling allocation profile of each
  * round, garbage included: DevTools' .heapprofile format), CAPACITY_SNAPSHOT=<file> (heap
  * snapshots when idle, `<file>.idle`, and after the last round), CAPACITY_CPU_PROF=<dir>.
+ * CAPACITY_CGROUP=<dir> runs Switchboard in an existing memory cgroup, as a container with that
+ * limit would (e.g. `mkdir /sys/fs/cgroup/memory/sb512 && echo 512M >
+ * /sys/fs/cgroup/memory/sb512/memory.limit_in_bytes`, as root, cgroup v1).
  *
  * Prints, per round: how many were answered, the wall time from the first request to the last
  * answer, the child's peak RSS and heap, and RSS per in-flight turn. Targets: all answered
@@ -73,13 +76,22 @@ function post(url: string, body: string): Promise<{ status: number; text: string
 }
 const llm = await startFakeOpenAI();
 const DIST = flags.dist;
+const nodeArgs = [
+  ...(DIST ? [] : ['--import', 'tsx']),
+  '--expose-gc',
+  ...(process.env.CAPACITY_NODE_FLAGS ? process.env.CAPACITY_NODE_FLAGS.split(' ') : []),
+  ...(process.env.CAPACITY_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAPACITY_CPU_PROF] : []),
+];
+// CAPACITY_CGROUP: Switchboard starts inside that (existing) memory cgroup, as in a container
+// with its limit: Node sizes its heap from the limit it sees at start (259 MB in 512 MB).
+const CGROUP = process.env.CAPACITY_CGROUP;
 const child = fork(new URL('./capacity/server.mjs', import.meta.url), {
-  execArgv: [
-    ...(DIST ? [] : ['--import', 'tsx']),
-    '--expose-gc',
-    ...(process.env.CAPACITY_NODE_FLAGS ? process.env.CAPACITY_NODE_FLAGS.split(' ') : []),
-    ...(process.env.CAPACITY_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAPACITY_CPU_PROF] : []),
-  ],
+  ...(CGROUP
+    ? {
+        execPath: '/bin/sh',
+        execArgv: ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', CGROUP, process.execPath, ...nodeArgs],
+      }
+    : { execArgv: nodeArgs }),
   env: {
     ...process.env,
     // The variables `npm start` (or, with --dist, the Docker image) sets before node starts.
@@ -100,6 +112,7 @@ type Report = {
   now: NodeJS.MemoryUsage;
   maxRssKb: number;
   cpu: NodeJS.CpuUsage;
+  heapLimit: number;
 };
 const report = async (): Promise<Report> => {
   child.send('report');
@@ -107,7 +120,7 @@ const report = async (): Promise<Report> => {
 };
 
 console.log(
-  `capacity: ${TURNS} concurrent turns over HTTP, LLM answers after ${LLM_MS} ms, ${DIST ? 'dist/' : 'src/ through tsx'}, ${process.env.CAPACITY_DATABASE_URL ? 'Postgres' : flags.memory ? 'embedded database in memory' : 'embedded database on disk'} (node ${process.version})`,
+  `capacity: ${TURNS} concurrent turns over HTTP, LLM answers after ${LLM_MS} ms, ${DIST ? 'dist/' : 'src/ through tsx'}, ${process.env.CAPACITY_DATABASE_URL ? 'Postgres' : flags.memory ? 'embedded database in memory' : 'embedded database on disk'} (node ${process.version}${CGROUP ? `, in the memory cgroup ${CGROUP}` : ''})`,
 );
 const rounds: {
   answered: number;
@@ -122,6 +135,7 @@ for (let round = 1; round <= ROUNDS; round++) {
   llm.script(...Array.from({ length: TURNS }, () => ({ text: 'Answered.', delayMs: LLM_MS })));
   child.send('reset');
   const before = await report();
+  if (round === 1) console.log(`Switchboard's V8 heap limit: ${MB(before.heapLimit)} MB`);
   if (process.env.CAPACITY_ALLOC) {
     child.send('alloc-start');
     await once(child, 'message');

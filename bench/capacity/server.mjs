@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeHeapSnapshot } from 'node:v8';
+import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 
 const root = process.env.CAPACITY_DIST ? '../../dist' : '../../src';
 const { serve } = await import(`${root}/serve.js`);
@@ -59,6 +59,7 @@ process.on('message', async (msg) => {
       now: process.memoryUsage(),
       maxRssKb: process.resourceUsage().maxRSS,
       cpu: process.cpuUsage(),
+      heapLimit: getHeapStatistics().heap_size_limit,
     });
   }
   // Diagnostics (bench/capacity.ts: CAPACITY_SNAPSHOT, CAPACITY_ALLOC).

@@ -39,6 +39,15 @@ function capturingLogger(level = 'info') {
   };
 }
 
+/** A template directory whose description is right and whose archive is cut short. */
+function damagedTemplate(name: string): string {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  writeFileSync(join(dir, TEMPLATE_META), readFileSync(join(TEMPLATE_DIR, TEMPLATE_META)));
+  writeFileSync(join(dir, TEMPLATE_ARCHIVE), readFileSync(join(TEMPLATE_DIR, TEMPLATE_ARCHIVE)).subarray(0, 50_000));
+  return dir;
+}
+
 /** Every public function's signature and every public column: what the migrations define. */
 async function schemaOf(sql: SqlClient): Promise<unknown> {
   const functions = await sql.query(
@@ -122,13 +131,7 @@ describe('the embedded database template', () => {
       reason: expect.stringContaining('EMBEDDING_DIMENSIONS is 64'),
     });
 
-    const damaged = join(work, 'damaged-template');
-    mkdirSync(damaged);
-    writeFileSync(join(damaged, TEMPLATE_META), readFileSync(join(TEMPLATE_DIR, TEMPLATE_META)));
-    writeFileSync(
-      join(damaged, TEMPLATE_ARCHIVE),
-      readFileSync(join(TEMPLATE_DIR, TEMPLATE_ARCHIVE)).subarray(0, 50_000),
-    );
+    const damaged = damagedTemplate('damaged-template');
     const warned = capturingLogger();
     const target = join(work, 'from-damaged');
     expect(await createFromTemplate(target, want, warned.log, damaged)).toBe(false);
@@ -180,13 +183,7 @@ describe('the embedded database template', () => {
     expect(await readTemplate({ ...want, embeddingDimensions: 64 }, other.log)).toBeNull();
     expect(other.lines[0]).toMatchObject({ reason: expect.stringContaining('EMBEDDING_DIMENSIONS is 64') });
 
-    const damaged = join(work, 'damaged-for-memory');
-    mkdirSync(damaged);
-    writeFileSync(join(damaged, TEMPLATE_META), readFileSync(join(TEMPLATE_DIR, TEMPLATE_META)));
-    writeFileSync(
-      join(damaged, TEMPLATE_ARCHIVE),
-      readFileSync(join(TEMPLATE_DIR, TEMPLATE_ARCHIVE)).subarray(0, 50_000),
-    );
+    const damaged = damagedTemplate('damaged-for-memory');
     const warned = capturingLogger();
     expect(await readTemplate(want, warned.log, damaged)).toBeNull();
     expect(warned.lines[0]?.msg).toMatch(

@@ -65,6 +65,31 @@ function templateMismatch(
   return null;
 }
 
+/**
+ * The template's archive and description when both exist and it fits `want`; null otherwise,
+ * saying why (the caller creates the database with initdb). Throws when the description cannot
+ * be read.
+ */
+function fittingTemplate(
+  templateDir: string,
+  want: { embeddingDimensions: number; schemaVersion: string },
+  log: Logger,
+): { archive: string; meta: TemplateMeta } | null {
+  const archive = join(templateDir, TEMPLATE_ARCHIVE);
+  const metaFile = join(templateDir, TEMPLATE_META);
+  if (!existsSync(archive) || !existsSync(metaFile)) {
+    log.debug({ templateDir }, 'no embedded database template; creating the database with initdb');
+    return null;
+  }
+  const meta = templateMeta.parse(JSON.parse(readFileSync(metaFile, 'utf8')));
+  const mismatch = templateMismatch(meta, want);
+  if (mismatch) {
+    log.info({ reason: mismatch }, 'the embedded database template does not fit; creating the database with initdb');
+    return null;
+  }
+  return { archive, meta };
+}
+
 function isEmptyOrMissing(dir: string): boolean {
   return !existsSync(dir) || readdirSync(dir).length === 0;
 }
@@ -84,20 +109,10 @@ export async function createFromTemplate(
 ): Promise<boolean> {
   const dir = resolve(dataDir);
   if (!isEmptyOrMissing(dir)) return false;
-  const archive = join(templateDir, TEMPLATE_ARCHIVE);
-  const metaFile = join(templateDir, TEMPLATE_META);
-  if (!existsSync(archive) || !existsSync(metaFile)) {
-    log.debug({ templateDir }, 'no embedded database template; creating the database with initdb');
-    return false;
-  }
   const staging = `${dir}.template-${process.pid}`;
   try {
-    const meta = templateMeta.parse(JSON.parse(readFileSync(metaFile, 'utf8')));
-    const mismatch = templateMismatch(meta, want);
-    if (mismatch) {
-      log.info({ reason: mismatch }, 'the embedded database template does not fit; creating the database with initdb');
-      return false;
-    }
+    const template = fittingTemplate(templateDir, want, log);
+    if (!template) return false;
     if (existsSync(dir)) {
       // Empty (checked above). A mount point cannot be replaced by a rename: initdb fills it in place.
       const removed = await rmdir(dir).then(
@@ -114,9 +129,12 @@ export async function createFromTemplate(
     }
     await rm(staging, { recursive: true, force: true });
     await mkdir(staging, { recursive: true });
-    await unpack(archive, staging);
+    await unpack(template.archive, staging);
     await rename(staging, dir);
-    log.debug({ dataDir: dir, schemaVersion: meta.schemaVersion }, 'embedded database created from the template');
+    log.debug(
+      { dataDir: dir, schemaVersion: template.meta.schemaVersion },
+      'embedded database created from the template',
+    );
     return true;
   } catch (err) {
     log.warn(
@@ -208,21 +226,11 @@ export async function readTemplate(
   log: Logger,
   templateDir = TEMPLATE_DIR,
 ): Promise<TemplateFiles | null> {
-  const archive = join(templateDir, TEMPLATE_ARCHIVE);
-  const metaFile = join(templateDir, TEMPLATE_META);
-  if (!existsSync(archive) || !existsSync(metaFile)) {
-    log.debug({ templateDir }, 'no embedded database template; creating the database with initdb');
-    return null;
-  }
   try {
-    const meta = templateMeta.parse(JSON.parse(readFileSync(metaFile, 'utf8')));
-    const mismatch = templateMismatch(meta, want);
-    if (mismatch) {
-      log.info({ reason: mismatch }, 'the embedded database template does not fit; creating the database with initdb');
-      return null;
-    }
-    const result: TemplateFiles = { schemaVersion: meta.schemaVersion, directories: [], files: [] };
-    for await (const entry of templateEntries(archive)) {
+    const template = fittingTemplate(templateDir, want, log);
+    if (!template) return null;
+    const result: TemplateFiles = { schemaVersion: template.meta.schemaVersion, directories: [], files: [] };
+    for await (const entry of templateEntries(template.archive)) {
       if (entry.type === 'directory') {
         result.directories.push(entry.name);
         continue;

@@ -147,6 +147,11 @@ export const configSchema = z
     HOST: z.string().default('0.0.0.0'),
     /** The bearer token for /api/* (and the default tenant's); unset, /api answers loopback clients only. */
     API_TOKEN: optionalString,
+    /**
+     * `/api/chat` turns this process runs at once; more are refused with 503 and Retry-After.
+     * Unset: what the V8 heap limit holds (src/adapters/http/in-flight.ts), ~1,000 in 512 MB.
+     */
+    API_MAX_TURNS_IN_FLIGHT: optionalPositiveInt,
     /** The admin API's bearer token (/tts_admin) and the operator console's sign-in (/admin); both off when unset. */
     ADMIN_TOKEN: optionalString,
     /** The bearer token for /metrics (from everyone); unset, /metrics answers loopback clients only. */

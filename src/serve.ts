@@ -37,6 +37,7 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     apiToken: config.API_TOKEN,
     trustProxy: config.TRUST_PROXY,
     adminToken: config.ADMIN_TOKEN,
+    ...(config.API_MAX_TURNS_IN_FLIGHT ? { maxTurnsInFlight: config.API_MAX_TURNS_IN_FLIGHT } : {}),
     data: sb.data,
     health: () => ({ data: sb.data.kind, inbox: sb.inbox.kind, adapters: adapters.map((a) => a.name) }),
   });

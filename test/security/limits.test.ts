@@ -3,13 +3,15 @@
  * (anonymous HTTP callers are guests, API_TOKEN callers members), the reset time told to the
  * model and shown in `toolCalls`, one count across replicas on Redis, fail closed when the
  * limiter's Redis goes away, and the per-user message flood limit (429 + Retry-After over
- * HTTP). Slack and Discord are in limits.chat.test.ts.
+ * HTTP), and the limit on `/api/chat` turns in flight (503 + Retry-After). Slack and Discord are
+ * in limits.chat.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createHttpApp } from '../../src/adapters/http/app.js';
+import { turnsTheHeapHolds } from '../../src/adapters/http/in-flight.js';
 import { runToolCall } from '../../src/agent/run-tool.js';
 import { parseConfig } from '../../src/config.js';
 import {
@@ -207,6 +209,62 @@ describe('message flood limit over HTTP', () => {
     }
     expect(errors.map((e) => e.notify)).toEqual([undefined, false, false]);
     expect(errors.map((e) => e.code)).toEqual(['rate_limited', 'rate_limited', 'rate_limited']);
+  });
+});
+
+describe('turns in flight over HTTP (API_MAX_TURNS_IN_FLIGHT)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h.close());
+
+  const chat = (app: ReturnType<typeof createHttpApp>, sse = false) =>
+    app.request(
+      '/api/chat',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(sse ? { accept: 'text/event-stream' } : {}) },
+        body: JSON.stringify({ message: 'hi', userId: `u-${Math.random()}` }),
+      },
+      peer('127.0.0.1'),
+    );
+
+  it('refuses the turn past the limit at once with 503, Retry-After and a clear message; the model never sees it', async () => {
+    const { log, logs } = captureLogs();
+    const app = createHttpApp({ agent: h.sb.agent, log, maxTurnsInFlight: 2 });
+    h.llm.script({ text: 'one', delayMs: 400 }, { text: 'two', delayMs: 400 });
+    const responses = await Promise.all([chat(app), chat(app), chat(app), chat(app)]);
+    expect(responses.map((r) => r.status).sort()).toEqual([200, 200, 503, 503]);
+    const refused = responses.find((r) => r.status === 503)!;
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(await refused.json()).toEqual({
+      error: { code: 'overloaded', message: expect.stringMatching(/answering 2 requests already; try again/) },
+    });
+    expect(h.llm.requestsTo('/chat/completions')).toHaveLength(2);
+    // Said once in the log (not once per refusal), with the numbers.
+    expect(logs.lines.filter((l) => l.code === 'overloaded')).toEqual([
+      expect.objectContaining({ level: 40, inFlight: 2, limit: 2 }),
+    ]);
+    // Once they are answered, the next one is taken.
+    h.llm.script({ text: 'three' });
+    expect((await chat(app)).status).toBe(200);
+  });
+
+  it('frees the place of a streamed (SSE) turn when its stream ends', async () => {
+    const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, maxTurnsInFlight: 1 });
+    h.llm.script({ text: 'streamed' }, { text: 'after' });
+    const streamed = await chat(app, true);
+    expect(await streamed.text()).toContain('streamed');
+    expect((await chat(app)).status).toBe(200);
+  });
+
+  it('defaults to what the heap holds: about a thousand turns in a 512 MB container, never fewer than 16', () => {
+    const MB = 1024 * 1024;
+    expect(turnsTheHeapHolds(259 * MB)).toBeGreaterThanOrEqual(1_000); // Node's heap in a 512 MB cgroup
+    expect(turnsTheHeapHolds(130 * MB)).toBeLessThan(300); // 256 MB: 1,000 would die of heap out of memory
+    expect(turnsTheHeapHolds(32 * MB)).toBe(16);
+    expect(turnsTheHeapHolds()).toBeGreaterThan(16);
   });
 });
 

@@ -24,6 +24,7 @@ import { isAdminPort } from '../../data/rpc-port.js';
 import { bearerOf, type Caller, decideAccess, unauthorized } from './access.js';
 import { bearerMatches } from './bearer.js';
 import { mountAdmin } from './admin.js';
+import { turnGate, turnsTheHeapHolds } from './in-flight.js';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -82,6 +83,8 @@ export interface HttpAppOptions {
   data?: DataPort;
   /** ADMIN_TOKEN: the admin API's own bearer token (`/tts_admin/*`; off without it). */
   adminToken?: string;
+  /** API_MAX_TURNS_IN_FLIGHT: `/api/chat` turns at once (default: what the heap holds, see in-flight.ts). */
+  maxTurnsInFlight?: number;
 }
 
 const usageQuery = z
@@ -109,8 +112,12 @@ export function createHttpApp({
   health,
   data,
   adminToken,
+  maxTurnsInFlight = turnsTheHeapHolds(),
 }: HttpAppOptions): Hono {
   const app = new Hono();
+  const turns = turnGate(maxTurnsInFlight);
+  /** When a refusal was last logged: one line every 10 s at most while the limit holds. */
+  let refusalLoggedAt = 0;
   // Refused before it is read into memory, whatever the Content-Length claims.
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
@@ -247,19 +254,42 @@ export function createHttpApp({
     const command = req.action ? undefined : parseTypedCommand(message.text);
     if (command) message.command = command;
 
+    const release = turns.enter();
+    if (!release) {
+      if (Date.now() - refusalLoggedAt >= 10_000) {
+        refusalLoggedAt = Date.now();
+        log.warn(
+          { code: 'overloaded', inFlight: turns.inFlight, limit: maxTurnsInFlight },
+          'refusing /api/chat turns: API_MAX_TURNS_IN_FLIGHT reached',
+        );
+      }
+      c.header('Retry-After', '1');
+      return c.json(
+        errorBody(
+          'overloaded',
+          `This server is answering ${maxTurnsInFlight} requests already; try again in a moment.`,
+        ),
+        503,
+      );
+    }
+
     if (c.req.header('accept')?.includes('text/event-stream')) {
       return streamSSE(c, async (stream) => {
-        const abort = new AbortController();
-        stream.onAbort(() => abort.abort());
-        await stream.writeSSE({ event: 'thread', data: JSON.stringify({ threadId }) });
-        for await (const event of agent.handle(message, abort.signal)) {
-          const name = event.type === 'tool_event' ? event.name : event.type;
-          await stream.writeSSE({ event: name, data: JSON.stringify(sseData(event)) });
+        try {
+          const abort = new AbortController();
+          stream.onAbort(() => abort.abort());
+          await stream.writeSSE({ event: 'thread', data: JSON.stringify({ threadId }) });
+          for await (const event of agent.handle(message, abort.signal)) {
+            const name = event.type === 'tool_event' ? event.name : event.type;
+            await stream.writeSSE({ event: name, data: JSON.stringify(sseData(event)) });
+          }
+        } finally {
+          release();
         }
       });
     }
 
-    const collected = await collectTurn(agent.handle(message, c.req.raw.signal));
+    const collected = await collectTurn(agent.handle(message, c.req.raw.signal)).finally(release);
     if (collected.error) {
       log.warn({ code: collected.error.code, threadId }, 'chat request failed');
       const { resetAt } = collected.error;

@@ -115,9 +115,7 @@ export function createHttpApp({
   maxTurnsInFlight = turnsTheHeapHolds(),
 }: HttpAppOptions): Hono {
   const app = new Hono();
-  const turns = turnGate(maxTurnsInFlight);
-  /** When a refusal was last logged: one line every 10 s at most while the limit holds. */
-  let refusalLoggedAt = 0;
+  const turns = turnGate(maxTurnsInFlight, log);
   // Refused before it is read into memory, whatever the Content-Length claims.
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
@@ -256,13 +254,6 @@ export function createHttpApp({
 
     const release = turns.enter();
     if (!release) {
-      if (Date.now() - refusalLoggedAt >= 10_000) {
-        refusalLoggedAt = Date.now();
-        log.warn(
-          { code: 'overloaded', inFlight: turns.inFlight, limit: maxTurnsInFlight },
-          'refusing /api/chat turns: API_MAX_TURNS_IN_FLIGHT reached',
-        );
-      }
       c.header('Retry-After', '1');
       return c.json(
         errorBody(

@@ -1,4 +1,5 @@
 import { getHeapStatistics } from 'node:v8';
+import type { Logger } from '../../logger.js';
 
 /**
  * How many `/api/chat` turns one process runs at once. Slack and Discord turns wait in the inbox
@@ -21,12 +22,28 @@ export function turnsTheHeapHolds(heapLimitBytes = getHeapStatistics().heap_size
   return Math.max(MIN_TURNS, Math.floor((heapLimitBytes - BASE_HEAP_BYTES) / HEAP_PER_TURN_BYTES));
 }
 
-/** Counts turns in flight against `max`: `enter()` gives a release function, or null when full. */
-export function turnGate(max: number): { enter(): (() => void) | null; readonly inFlight: number } {
+/**
+ * Counts turns in flight against `max`: `enter()` gives a release function, or null when full
+ * (and says so at warn, one line every 10 s at most while the limit holds).
+ */
+export function turnGate(
+  max: number,
+  log: Pick<Logger, 'warn'>,
+): { enter(): (() => void) | null; readonly inFlight: number } {
   let inFlight = 0;
+  let refusalLoggedAt = 0;
   return {
     enter() {
-      if (inFlight >= max) return null;
+      if (inFlight >= max) {
+        if (Date.now() - refusalLoggedAt >= 10_000) {
+          refusalLoggedAt = Date.now();
+          log.warn(
+            { code: 'overloaded', inFlight, limit: max },
+            'refusing /api/chat turns: API_MAX_TURNS_IN_FLIGHT reached',
+          );
+        }
+        return null;
+      }
       inFlight++;
       let released = false;
       return () => {

@@ -19,27 +19,19 @@ import { importRows } from '../src/data/import/run.js';
 import { serve, type Serving } from '../src/serve.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-server.js';
 import { postEvent } from './fakes/slack/signing.js';
-import { startFakeSlack, type FakeSlack, type FakeWorkspace } from './fakes/slack/web-api.js';
+import { startFakeSlack, type FakeSlack } from './fakes/slack/web-api.js';
 import { captureLogs, serveConfig } from './helpers/harness.js';
 import { testTools } from './helpers/test-tools.js';
-import { workspaceMention } from './adapters/slack/setup.js';
+import { GLOBEX, workspaceMention } from './adapters/slack/setup.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ADMIN_TOKEN = 'console-test-admin-token-0123456789';
 const SIGNING_SECRET = 'console-test-signing-secret';
 const N = 3;
 
-const globex: FakeWorkspace = {
-  teamId: 'T0GLOBEX',
-  teamName: 'Globex',
-  botUserId: 'U0GLOBEXBOT',
-  botId: 'B0GLOBEX',
-  installerUserId: 'U0GLOBEXADMIN',
-};
-
 /** A signed-in-Slack mention from the Globex workspace, as the Events API sends it. */
 const globexMention = (text: string) =>
-  workspaceMention(globex, text, { user: 'U0GLOBEXUSER', channel: 'C0GLOBEX' }).body;
+  workspaceMention(GLOBEX, text, { user: 'U0GLOBEXUSER', channel: 'C0GLOBEX' }).body;
 
 if (!existsSync(CHROMIUM)) console.warn(`${CHROMIUM} is missing: the operator console's browser test is SKIPPED`);
 
@@ -182,7 +174,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the operator console in a browser', () =
     const installPage = await fetch(`${app.url}/slack/install`);
     const cookie = installPage.headers.get('set-cookie')?.split(';')[0] ?? '';
     const link = new URL(/href="([^"]+)"/.exec(await installPage.text())![1]!.replaceAll('&amp;', '&'));
-    const code = slack.approveInstall(globex);
+    const code = slack.approveInstall(GLOBEX);
     const done = await fetch(
       `${app.url}/slack/oauth_redirect?code=${encodeURIComponent(code)}&state=${encodeURIComponent(link.searchParams.get('state')!)}`,
       { headers: { cookie }, redirect: 'manual' },

@@ -48,7 +48,7 @@ setInterval(() => {
   const m = process.memoryUsage();
   for (const k of keys) peak[k] = Math.max(peak[k], m[k]);
 }, 20).unref();
-/** The inspector session of an allocation profile (CAPACITY_ALLOC), made when first asked for. */
+/** The inspector session of the allocation profile in progress (CAPACITY_ALLOC), one per round. */
 let profiler;
 process.on('message', async (msg) => {
   if (msg === 'report') {
@@ -68,7 +68,7 @@ process.on('message', async (msg) => {
     process.send?.('snapped');
   }
   if (msg === 'alloc-start') {
-    profiler ??= new Session();
+    profiler = new Session();
     profiler.connect();
     await profiler.post('HeapProfiler.startSampling', {
       samplingInterval: 4096,

@@ -26,10 +26,7 @@ export function turnsTheHeapHolds(heapLimitBytes = getHeapStatistics().heap_size
  * Counts turns in flight against `max`: `enter()` gives a release function, or null when full
  * (and says so at warn, one line every 10 s at most while the limit holds).
  */
-export function turnGate(
-  max: number,
-  log: Pick<Logger, 'warn'>,
-): { enter(): (() => void) | null; readonly inFlight: number } {
+export function turnGate(max: number, log: Pick<Logger, 'warn'>): { enter(): (() => void) | null } {
   let inFlight = 0;
   let refusalLoggedAt = 0;
   return {
@@ -51,9 +48,6 @@ export function turnGate(
         released = true;
         inFlight--;
       };
-    },
-    get inFlight() {
-      return inFlight;
     },
   };
 }

@@ -69,13 +69,13 @@ function lockDir(dir: string): () => void {
 }
 
 /** The embedded database's buffer cache unless PGLITE_SHARED_BUFFERS says otherwise (see `pgliteModule`). */
-export const DEFAULT_SHARED_BUFFERS = '16MB';
+const DEFAULT_SHARED_BUFFERS = '16MB';
 /**
  * The same for a database in memory: its data files are already in this process's memory (the
  * in-memory filesystem), so a buffer cache only holds a second copy of them; 4 MB (512 pages)
  * took 20 MB off the 1,000-turn peak at the same CPU a turn.
  */
-export const DEFAULT_SHARED_BUFFERS_IN_MEMORY = '4MB';
+const DEFAULT_SHARED_BUFFERS_IN_MEMORY = '4MB';
 
 /** The buffer cache a database gets: the setting, else the default for where its files live. */
 export function sharedBuffersFor(setting: string | undefined, inMemory: boolean): string {

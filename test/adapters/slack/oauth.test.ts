@@ -17,7 +17,7 @@ import { installationListRow, workspaceDecisionRow, workspaceRequestRow } from '
 import { startFakeSlack, type FakeSlack, type FakeWorkspace } from '../../fakes/slack/web-api.js';
 import { openPgliteTestPort } from '../../helpers/db.js';
 import { runAdapter, sentMessages, startHarness, type Harness } from '../../helpers/harness.js';
-import { freshTs, postEvent, sign, SIGNING_SECRET, workspaceMention } from './setup.js';
+import { freshTs, GLOBEX, postEvent, sign, SIGNING_SECRET, workspaceMention } from './setup.js';
 
 const KEY = 'ab'.repeat(32);
 const OAUTH_ENV = {
@@ -34,13 +34,6 @@ const acme: FakeWorkspace = {
   botUserId: 'U0ACMEBOT',
   botId: 'B0ACME',
   installerUserId: 'U0ACMEADMIN',
-};
-const globex: FakeWorkspace = {
-  teamId: 'T0GLOBEX',
-  teamName: 'Globex',
-  botUserId: 'U0GLOBEXBOT',
-  botId: 'B0GLOBEX',
-  installerUserId: 'U0GLOBEXADMIN',
 };
 
 interface Rig {
@@ -169,7 +162,7 @@ describe('Slack OAuth: many workspaces (TENANT_MODE=open)', () => {
   });
 
   it('a second workspace gets its own token; mapped to another tenant, it is answered from that tenant', async () => {
-    await install(rig, slack, globex);
+    await install(rig, slack, GLOBEX);
     const globexToken = [...slack.calls].reverse().find((c) => c.method === 'auth.test')!.token!;
     expect(slack.workspaceOf(globexToken)?.teamId).toBe('T0GLOBEX');
     // An operator maps it to the globex tenant (the same function `npm run tenants -- approve` calls).
@@ -183,7 +176,7 @@ describe('Slack OAuth: many workspaces (TENANT_MODE=open)', () => {
 
     rig.h.llm.script({ text: 'Hello Globex.' });
     const before = delivered(rig);
-    const q = mentionEvent(globex, 'hello from globex', 'C0GLOBEX');
+    const q = mentionEvent(GLOBEX, 'hello from globex', 'C0GLOBEX');
     await postEvent(`${rig.url}/slack/events`, q.body, sign());
     await slack.waitFor(() => delivered(rig) > before, 'the Globex answer');
     const posted = slack.calls.filter((c) => c.args.channel === 'C0GLOBEX' && c.method.startsWith('chat.'));

@@ -158,6 +158,15 @@ export function eventBody(
   };
 }
 
+/** A second installed workspace, for tests of OAuth installs and per-workspace tenants. */
+export const GLOBEX: FakeWorkspace = {
+  teamId: 'T0GLOBEX',
+  teamName: 'Globex',
+  botUserId: 'U0GLOBEXBOT',
+  botId: 'B0GLOBEX',
+  installerUserId: 'U0GLOBEXADMIN',
+};
+
 /** A mention of the bot installed in another workspace (a fake Slack workspace installed over OAuth). */
 export function workspaceMention(ws: FakeWorkspace, text: string, over: { user?: string; channel?: string } = {}) {
   const event = mention(text, { text: `<@${ws.botUserId}> ${text}`, ...over });

@@ -1,5 +1,5 @@
-import { ConfigError, type Config } from '../config.js';
-import type { Logger } from '../logger.js';
+import { ConfigError, type Config } from '../config/index.js';
+import type { Logger } from '../telemetry/logger.js';
 import { cliCommand } from './cli-command.js';
 import { seedDemo } from './demo/seed.js';
 import { embedMissing, type EmbedFn } from './embed.js';
@@ -114,7 +114,7 @@ export async function openDataPort(config: Config, log: Logger, opts: DataPortOp
     const template = dir === undefined ? await readTemplate(want, log) : null;
     const fromTemplate = dir !== undefined ? await createFromTemplate(dir, want, log) : template !== null;
     const sharedBuffers = sharedBuffersFor(config.PGLITE_SHARED_BUFFERS, dir === undefined);
-    const sql = await openPglite(dir, { sharedBuffers, ...(template ? { template } : {}) });
+    const sql = await openPglite(dir, { sharedBuffers, log, ...(template ? { template } : {}) });
     try {
       await warnUnlessSharedBuffers(sql, sharedBuffers, log);
       const result = await migrate(sql, { embeddingDimensions: config.EMBEDDING_DIMENSIONS, log });
@@ -243,8 +243,8 @@ export async function tenantFor(
 }
 
 /**
- * The embedded database's buffer cache is set by rewriting PGlite's build (see `pgliteModule`);
- * a PGlite whose build no longer holds the setting where expected runs with its own 128MB. Said
+ * The embedded database's buffer cache is set on Postgres's command line (`startParams` in
+ * transports/pglite.ts); a PGlite that stopped taking it would run with its own 128MB. Said
  * once at start, so an upgrade that loses the setting is not silent.
  */
 export async function warnUnlessSharedBuffers(sql: SqlClient, wanted: string, log: Logger): Promise<void> {

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
+import { parseConfig } from '../../src/config/index.js';
 import { openDataPort, SCHEMA_VERSION } from '../../src/data/index.js';
 import { migrate } from '../../src/data/migrate.js';
 import { embeddingStatusRow } from '../../src/data/rows.js';
@@ -24,7 +24,7 @@ import {
   templateMeta,
 } from '../../src/data/transports/pglite-template.js';
 import type { SqlClient } from '../../src/data/transports/types.js';
-import { createLogger, silentLogger } from '../../src/logger.js';
+import { createLogger, silentLogger } from '../../src/telemetry/logger.js';
 
 const work = mkdtempSync(join(tmpdir(), 'sb-template-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -9,12 +9,14 @@ import {
   writeSync,
 } from 'node:fs';
 import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, isAbsolute, join, normalize, resolve, sep } from 'node:path';
+import { isAbsolute, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createBrotliDecompress } from 'node:zlib';
 import { z } from 'zod';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../telemetry/logger.js';
+import { installedPgliteVersion, writeVersionMarker } from './pglite-version.js';
+
+export { installedPgliteVersion } from './pglite-version.js';
 
 /**
  * A new embedded database starts from a template: the data directory PGlite leaves after
@@ -37,18 +39,6 @@ export const templateMeta = z.object({
   embeddingDimensions: z.number().int().positive(),
 });
 export type TemplateMeta = z.infer<typeof templateMeta>;
-
-/** The installed PGlite's version (its package.json is not exported, so found beside its entry point). */
-export function installedPgliteVersion(): string {
-  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-  for (let dir = dirname(entry); dir !== dirname(dir); dir = dirname(dir)) {
-    const file = join(dir, 'package.json');
-    if (!existsSync(file)) continue;
-    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
-    if (pkg.name === '@electric-sql/pglite' && pkg.version) return pkg.version;
-  }
-  throw new Error('cannot find the version of @electric-sql/pglite');
-}
 
 /** Why the template cannot serve a new database with these settings, or null when it can. */
 function templateMismatch(
@@ -130,6 +120,8 @@ export async function createFromTemplate(
     await rm(staging, { recursive: true, force: true });
     await mkdir(staging, { recursive: true });
     await unpack(template.archive, staging);
+    // The marker first: a directory without one is taken for one PGlite 0.3 wrote.
+    writeVersionMarker(dir, template.meta.pglite);
     await rename(staging, dir);
     log.debug(
       { dataDir: dir, schemaVersion: template.meta.schemaVersion },

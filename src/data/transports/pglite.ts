@@ -1,16 +1,14 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { MemoryFS, PGlite, type PGliteOptions, type Transaction } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite/vector';
-import { ConfigError } from '../../config.js';
+import { dirname, resolve } from 'node:path';
+import { MemoryFS, type PGlite, type Transaction } from '@electric-sql/pglite';
+import { ConfigError } from '../../config/index.js';
+import { createLogger, type Logger } from '../../telemetry/logger.js';
+import { createEngine, ENGINE_DIR, engineModule } from './pglite-engine.js';
 import type { TemplateFiles } from './pglite-template.js';
+import { prepareDataDir } from './pglite-upgrade.js';
 import type { SqlClient } from './types.js';
 
 type Queryable = Pick<Transaction, 'query' | 'exec'>;
-/** A compiled WebAssembly module (named through PGlite: the build's `lib` has no WebAssembly types). */
-type WasmModule = NonNullable<PGliteOptions['wasmModule']>;
 
 function wrap(db: Queryable, transaction: SqlClient['transaction'], close: SqlClient['close']): SqlClient {
   return {
@@ -68,7 +66,7 @@ function lockDir(dir: string): () => void {
   };
 }
 
-/** The embedded database's buffer cache unless PGLITE_SHARED_BUFFERS says otherwise (see `pgliteModule`). */
+/** The embedded database's buffer cache unless PGLITE_SHARED_BUFFERS says otherwise. */
 const DEFAULT_SHARED_BUFFERS = '16MB';
 /**
  * The same for a database in memory: its data files are already in this process's memory (the
@@ -81,60 +79,20 @@ const DEFAULT_SHARED_BUFFERS_IN_MEMORY = '4MB';
 export function sharedBuffersFor(setting: string | undefined, inMemory: boolean): string {
   return setting ?? (inMemory ? DEFAULT_SHARED_BUFFERS_IN_MEMORY : DEFAULT_SHARED_BUFFERS);
 }
-/** What PGlite 0.3 puts on Postgres's command line, NUL-terminated in its WebAssembly data segment. */
-const BUILT_IN_SHARED_BUFFERS = 'shared_buffers=128MB\0';
-/** A value that fits in place of `128MB` (5 characters at most) and in WebAssembly's 2 GB: 1MB–999MB. */
-export const SHARED_BUFFERS_PATTERN = /^[1-9][0-9]{0,2}MB$/;
 
-const modules = new Map<string, Promise<WasmModule | undefined>>();
-
-/**
- * PGlite's WebAssembly build, compiled with `shared_buffers` set to `sharedBuffers`; undefined
- * (PGlite then loads its own build, 128 MB) when the build does not hold the setting where expected.
- *
- * Why: PGlite 0.3 starts Postgres with `-c shared_buffers=128MB` built into its binary, where
- * neither postgresql.conf nor its options reach, and Emscripten zero-fills that shared memory
- * when Postgres maps it, so all 128 MB are resident from the first query: half of an idle
- * embedded Switchboard. The embedded database is one connection over a few tens of MB of data
- * files that the OS caches anyway, so 16 MB hold its working set. The setting is a
- * NUL-terminated string in the module's data segment; the new value is written over it (same
- * length, padded with NULs) and the bytes compiled here are handed to PGlite (`wasmModule`, one
- * of its options). Found exactly once or not used at all; a test reads the setting back.
- * PGlite 0.4 takes start-up parameters (`startParams`), which replace this when we move to it.
- */
-export function pgliteModule(sharedBuffers: string): Promise<WasmModule | undefined> {
-  let module = modules.get(sharedBuffers);
-  if (!module) {
-    module = compileWithSharedBuffers(sharedBuffers);
-    modules.set(sharedBuffers, module);
-  }
-  return module;
-}
-
-async function compileWithSharedBuffers(sharedBuffers: string): Promise<WasmModule | undefined> {
-  if (!SHARED_BUFFERS_PATTERN.test(sharedBuffers)) throw new Error(`invalid shared_buffers value: ${sharedBuffers}`);
-  if (`${sharedBuffers}\0` === BUILT_IN_SHARED_BUFFERS.slice('shared_buffers='.length)) return undefined;
-  const dist = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
-  const bytes = await readFile(join(dist, 'pglite.wasm'));
-  const from = Buffer.from(BUILT_IN_SHARED_BUFFERS);
-  const at = bytes.indexOf(from);
-  if (at < 0 || bytes.indexOf(from, at + 1) >= 0) return undefined;
-  Buffer.from(`shared_buffers=${sharedBuffers}`.padEnd(from.length, '\0')).copy(bytes, at);
-  return wasm.compile(bytes);
-}
-
-/** Node's WebAssembly global, which the project's `lib` (ES2023, no DOM) does not declare. */
-const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> } })
-  .WebAssembly;
+export { ENGINE_DIR, PGLITE_DATABASE, startParams } from './pglite-engine.js';
 
 export interface PgliteOptions {
   /** Postgres's buffer cache (`shared_buffers`), e.g. `16MB`; default `sharedBuffersFor(undefined, …)`. */
   sharedBuffers?: string;
   /** In memory only: start from these files (`readTemplate`) instead of running initdb. */
   template?: TemplateFiles;
+  /** Where a directory's upgrade from an older PGlite is logged (default: info to stdout). */
+  log?: Logger;
+  /** PGlite's engine files (default: its package's); tests point it elsewhere. */
+  engineDir?: string;
 }
 
-type EmscriptenOptions = Parameters<MemoryFS['init']>[1];
 /** The part of Emscripten's FS this needs (PGlite's types do not name it). */
 interface EmscriptenFS {
   mkdirTree(path: string, mode?: number): void;
@@ -142,10 +100,11 @@ interface EmscriptenFS {
 }
 
 /**
- * PGlite's in-memory filesystem, filled with a template's data directory before Postgres starts
- * (Emscripten's `preRun`), so PGlite finds a database and skips initdb. Each file's array is
- * handed over as the file's storage (`canOwn`), not copied. PGDATA is read from the arguments
- * PGlite passes to Postgres, so a PGlite that moves it still gets its files in the right place.
+ * PGlite's in-memory filesystem, filled with a template's data directory before Postgres starts,
+ * so PGlite finds a database and skips initdb. Each file's array is handed over as the file's
+ * storage (`canOwn`), not copied. The files are written when PGlite first syncs its filesystem
+ * (`initialSyncFs`, after the engine is loaded and before it looks for a database), into the
+ * data directory PGlite itself names (`PGDATA` in its environment).
  */
 class TemplateMemoryFS extends MemoryFS {
   /** Dropped once written: a file Postgres grows gets a new array, and the old one must not stay reachable from here. */
@@ -156,22 +115,17 @@ class TemplateMemoryFS extends MemoryFS {
     this.template = template;
   }
 
-  override async init(pg: PGlite, opts: EmscriptenOptions): Promise<{ emscriptenOpts: EmscriptenOptions }> {
-    const { emscriptenOpts } = await super.init(pg, opts);
-    const pgdata = (emscriptenOpts.arguments ?? [])
-      .find((a: string) => a.startsWith('PGDATA='))
-      ?.slice('PGDATA='.length);
-    if (!pgdata) throw new Error('PGlite did not say where its data directory is (no PGDATA argument)');
-    const fill = (mod: { FS: unknown }) => {
-      const template = this.template;
-      this.template = undefined;
-      if (!template) throw new Error('the template was written already');
-      const fs = mod.FS as EmscriptenFS;
-      fs.mkdirTree(pgdata, 0o700);
-      for (const dir of template.directories) fs.mkdirTree(`${pgdata}/${dir.replace(/\/+$/, '')}`, 0o700);
-      for (const file of template.files) fs.writeFile(`${pgdata}/${file.name}`, file.data, { canOwn: true });
-    };
-    return { emscriptenOpts: { ...emscriptenOpts, preRun: [...(emscriptenOpts.preRun ?? []), fill] } };
+  override async initialSyncFs(): Promise<void> {
+    await super.initialSyncFs();
+    const template = this.template;
+    this.template = undefined;
+    if (!template) throw new Error('the template was written already');
+    const mod = (this.pg as PGlite).Module as unknown as { FS: EmscriptenFS; ENV: Record<string, string | undefined> };
+    const pgdata = mod.ENV.PGDATA;
+    if (!pgdata) throw new Error('PGlite did not say where its data directory is (no PGDATA)');
+    mod.FS.mkdirTree(pgdata, 0o700);
+    for (const dir of template.directories) mod.FS.mkdirTree(`${pgdata}/${dir.replace(/\/+$/, '')}`, 0o700);
+    for (const file of template.files) mod.FS.writeFile(`${pgdata}/${file.name}`, file.data, { canOwn: true });
   }
 }
 
@@ -188,12 +142,16 @@ export async function openPglite(dataDir: string | undefined, opts: PgliteOption
   }
   let db: PGlite;
   try {
-    const wasmModule = await pgliteModule(sharedBuffersFor(opts.sharedBuffers, dataDir === undefined));
-    db = await PGlite.create({
-      ...(dataDir !== undefined ? { dataDir } : opts.template ? { fs: new TemplateMemoryFS(opts.template) } : {}),
-      extensions: { vector },
-      ...(wasmModule ? { wasmModule } : {}),
-    });
+    const sharedBuffers = sharedBuffersFor(opts.sharedBuffers, dataDir === undefined);
+    // Checked before anything else: a missing engine file is said plainly, whatever the directory holds.
+    await engineModule(opts.engineDir ?? ENGINE_DIR);
+    // Under the lock: a directory an older PGlite wrote is carried over (dump, restore, compare) first.
+    if (dataDir) await prepareDataDir(dataDir, opts.log ?? createLogger('info'));
+    db = await createEngine(
+      dataDir !== undefined ? { dataDir } : opts.template ? { fs: new TemplateMemoryFS(opts.template) } : {},
+      sharedBuffers,
+      opts.engineDir,
+    );
   } catch (err) {
     unlock();
     throw err;

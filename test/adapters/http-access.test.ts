@@ -5,14 +5,15 @@
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
+import { request } from 'node:http';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../../src/adapters/http/app.js';
-import { clientAddress, isLoopback } from '../../src/adapters/http/access.js';
+import { clientAddress, createRefusal, decideAccess, isLoopback } from '../../src/adapters/http/access.js';
 import { mountOps } from '../../src/adapters/http/ops.js';
 import { startHttpServer } from '../../src/adapters/http/server.js';
-import { parseConfig } from '../../src/config.js';
-import { serve, type Serving } from '../../src/serve.js';
+import { parseConfig } from '../../src/config/index.js';
+import { serve, type Serving } from '../../src/wiring/serve.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { captureLogs, serveConfig, type LogCapture } from '../helpers/harness.js';
 import { peer } from '../helpers/peer.js';
@@ -22,6 +23,7 @@ import { Hono } from 'hono';
 const run = promisify(execFile);
 const API = 'api-token-from-afar';
 const METRICS = 'metrics-token-for-scrapers';
+const ADMIN = 'admin-token-for-operators';
 
 /** `ip netns` needs root and iproute2; without them the cross-host test cannot run here. */
 const netnsProblem = (() => {
@@ -45,6 +47,26 @@ const chatInit = (headers: Record<string, string> = {}, body: Record<string, unk
   headers: { 'content-type': 'application/json', ...headers },
   body: JSON.stringify(body),
 });
+
+/**
+ * One request over node:http, which (unlike fetch) sends the Host, Origin and Sec-Fetch-Site we
+ * give it, as a browser on this machine would: its status, body and the JSON of it if any.
+ */
+function raw(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; body: string; json: () => unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: init.method ?? 'GET', headers: init.headers ?? {} }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, json: () => JSON.parse(body) as unknown }));
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
 
 /** A veth pair: this host at .1, a namespace at .2 of a random 10.200.x.y/30; removed afterwards. */
 async function startOtherHost(): Promise<{ hostIp: string; ns: string; close(): Promise<void> }> {
@@ -169,8 +191,172 @@ describe('with no API_TOKEN, bound to 0.0.0.0', () => {
     });
   });
 
+  describe('a web page in a browser on this machine (no token: loopback is ambient authority)', () => {
+    const forbidden = { error: { code: 'forbidden', message: expect.any(String) } };
+    const chats = () => llm.requestsTo('/chat/completions').length;
+    const chatBody = JSON.stringify({ message: 'hi' });
+
+    it('a DNS-rebinding page (Host: its own name) is refused on /api/chat and /metrics, and reads nothing', async () => {
+      const before = chats();
+      const host = `rebind.evil.example:${port}`;
+      const chat = await raw(`${app.url}/api/chat`, {
+        method: 'POST',
+        headers: {
+          host,
+          'content-type': 'application/json',
+          origin: `http://${host}`,
+          'sec-fetch-site': 'same-origin',
+        },
+        body: chatBody,
+      });
+      expect(chat.status).toBe(403);
+      expect(chat.json()).toEqual(forbidden);
+      expect(chat.body).toMatch(/Host header does not name this machine.*API_TOKEN/);
+      const metrics = await raw(`${app.url}/metrics`, { headers: { host } });
+      expect(metrics.status).toBe(403);
+      expect(metrics.body).not.toContain('switchboard_');
+      expect(metrics.body).toMatch(/METRICS_TOKEN/);
+      // A name that starts like an address is still a name.
+      expect((await raw(`${app.url}/metrics`, { headers: { host: `127.0.0.1.evil.example:${port}` } })).status).toBe(
+        403,
+      );
+      expect(chats()).toBe(before);
+    });
+
+    it('another site’s no-cors text/plain POST is refused, and no turn runs', async () => {
+      const before = chats();
+      const res = await raw(`${app.url}/api/chat`, {
+        method: 'POST',
+        headers: {
+          host: `127.0.0.1:${port}`,
+          origin: 'https://evil.example',
+          'content-type': 'text/plain;charset=UTF-8',
+          'sec-fetch-site': 'cross-site',
+          'sec-fetch-mode': 'no-cors',
+        },
+        body: chatBody,
+      });
+      expect(res.status).toBe(403);
+      expect(res.json()).toEqual(forbidden);
+      expect(res.body).toMatch(/does not answer web pages/);
+      // An older browser that sends Origin but no Sec-Fetch-*: the same.
+      const oldBrowser = await raw(`${app.url}/api/chat`, {
+        method: 'POST',
+        headers: { origin: 'https://evil.example', 'content-type': 'application/json' },
+        body: chatBody,
+      });
+      expect(oldBrowser.status).toBe(403);
+      expect(chats()).toBe(before);
+    });
+
+    it('Sec-Fetch-Site cross-site or same-site (a page on another localhost port) is refused; none (typed URL) is not', async () => {
+      const crossSite = await raw(`${app.url}/metrics`, { headers: { 'sec-fetch-site': 'cross-site' } });
+      expect(crossSite.status).toBe(403);
+      expect(crossSite.json()).toEqual(forbidden);
+      const sameSite = await raw(`${app.url}/metrics`, {
+        headers: { 'sec-fetch-site': 'same-site', origin: 'http://localhost:5173' },
+      });
+      expect(sameSite.status).toBe(403);
+      const sameSiteNoOrigin = await raw(`${app.url}/metrics`, { headers: { 'sec-fetch-site': 'same-site' } });
+      expect(sameSiteNoOrigin.status).toBe(403);
+      const typed = await raw(`${app.url}/metrics`, {
+        headers: { host: `localhost:${port}`, 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate' },
+      });
+      expect(typed.status).toBe(200);
+      expect(typed.body).toContain('switchboard_turns_total');
+    });
+
+    it('a program on this machine still gets in: curl-like (Host 127.0.0.1:port), Host localhost:port, [::1], our own origin', async () => {
+      llm.script({ text: 'Curl says hi.' }, { text: 'Localhost says hi.' }, { text: 'Same origin says hi.' });
+      const curl = await raw(`${app.url}/api/chat`, {
+        method: 'POST',
+        headers: { host: `127.0.0.1:${port}`, 'content-type': 'application/json', accept: '*/*' },
+        body: chatBody,
+      });
+      expect(curl.status).toBe(200);
+      expect(curl.json()).toMatchObject({ response: 'Curl says hi.' });
+      const localhost = await raw(`${app.url}/api/chat`, {
+        method: 'POST',
+        headers: { host: `localhost:${port}`, 'content-type': 'application/json; charset=utf-8' },
+        body: chatBody,
+      });
+      expect(localhost.status).toBe(200);
+      expect(localhost.json()).toMatchObject({ response: 'Localhost says hi.' });
+      const own = await raw(`${app.url}/api/chat`, {
+        method: 'POST',
+        headers: {
+          host: `localhost:${port}`,
+          origin: `http://localhost:${port}`,
+          'sec-fetch-site': 'same-origin',
+          'content-type': 'application/json',
+        },
+        body: chatBody,
+      });
+      expect(own.status).toBe(200);
+      expect(own.json()).toMatchObject({ response: 'Same origin says hi.' });
+      for (const host of ['localhost', `[::1]:${port}`, `127.1.2.3:${port}`, `LOCALHOST:${port}`])
+        expect((await raw(`${app.url}/metrics`, { headers: { host } })).status, host).toBe(200);
+    });
+
+    it('a loopback curl without Content-Type: application/json gets 415, and no turn runs', async () => {
+      const before = chats();
+      const form = await raw(`${app.url}/api/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: chatBody,
+      });
+      expect(form.status).toBe(415);
+      expect(form.json()).toEqual({
+        error: { code: 'unsupported_media_type', message: expect.stringContaining('Content-Type: application/json') },
+      });
+      expect(chats()).toBe(before);
+    });
+
+    it('logs a refused page at warn, at most once a minute per reason, counting the rest', async () => {
+      const warned = () =>
+        logs.lines.filter((l) => l.level === 40 && String(l.msg).startsWith('http request from a web page refused'));
+      const start = warned().length;
+      for (let i = 0; i < 5; i++)
+        expect((await raw(`${app.url}/metrics`, { headers: { origin: 'https://flood.example' } })).status).toBe(403);
+      const lines = warned().slice(start);
+      // Earlier tests may have opened this minute's window for "origin": at most one line, never five.
+      expect(lines.length).toBeLessThanOrEqual(1);
+      expect(warned()[0]).toMatchObject({ code: 'forbidden', reason: expect.any(String), path: expect.any(String) });
+    });
+
+    it('the next line after a quiet minute says how many were refused in it', async () => {
+      const capture = captureLogs();
+      let now = 0;
+      const refuse = createRefusal(capture.log, () => now);
+      const probe = new Hono().get('/', (c) => {
+        const decision = decideAccess(c, {
+          token: undefined,
+          tokenName: 'API_TOKEN',
+          loopbackWithoutToken: true,
+          trustedHops: 0,
+        });
+        return decision.ok ? c.text('ok') : refuse(c, decision);
+      });
+      const page = { headers: { origin: 'https://evil.example' } };
+      for (let i = 0; i < 4; i++) expect((await probe.request('/', page, peer())).status).toBe(403);
+      now += 60_000;
+      expect((await probe.request('/', page, peer())).status).toBe(403);
+      const lines = capture.logs.lines.filter((l) => l.code === 'forbidden');
+      expect(lines.map((l) => [l.level, l.reason, l.refusedSinceLastLine])).toEqual([
+        [40, 'origin', 0],
+        [40, 'origin', 3],
+      ]);
+    });
+  });
+
   it('with API_TOKEN, the bearer works from the other host (a member, its userId kept) and a wrong one does not; with METRICS_TOKEN, /metrics needs it from everyone', async () => {
-    const tokenApp = createHttpApp({ agent: app.sb.agent, log: app.sb.log, apiToken: API, data: app.sb.data });
+    const tokenApp = createHttpApp({
+      agent: app.sb.agent,
+      log: app.sb.log,
+      apiToken: API,
+      data: app.sb.data,
+      adminToken: ADMIN,
+    });
     mountOps(tokenApp, { ...app.sb, adapters: [], log: app.sb.log, metricsToken: METRICS });
     const server = await startHttpServer(tokenApp, 0, '0.0.0.0');
     try {
@@ -182,6 +368,43 @@ describe('with no API_TOKEN, bound to 0.0.0.0', () => {
       const scraped = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS}` } });
       expect(scraped.status).toBe(200);
       expect(await scraped.text()).toContain('switchboard_turns_total');
+      // A token is no ambient authority (a browser never adds it by itself): Host, Origin and
+      // Sec-Fetch-Site do not matter to a token caller.
+      const fromAPage = await raw(`${server.url}/metrics`, {
+        headers: {
+          authorization: `Bearer ${METRICS}`,
+          host: 'bot.example.com',
+          origin: 'https://dashboard.example',
+          'sec-fetch-site': 'cross-site',
+        },
+      });
+      expect(fromAPage.status).toBe(200);
+      // JSON bodies only, token or not.
+      const before = llm.requestsTo('/chat/completions').length;
+      const plain = await raw(`${server.url}/api/chat`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${API}`, 'content-type': 'text/plain' },
+        body: JSON.stringify({ message: 'hi' }),
+      });
+      expect(plain.status).toBe(415);
+      expect(plain.json()).toEqual({
+        error: { code: 'unsupported_media_type', message: expect.stringContaining('"text/plain"') },
+      });
+      expect(llm.requestsTo('/chat/completions')).toHaveLength(before);
+      // The admin API too, after its token check (a stranger still gets 401, not a hint).
+      const adminPlain = (authorization?: string) =>
+        raw(`${server.url}/tts_admin/tokens`, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain', ...(authorization ? { authorization } : {}) },
+          body: JSON.stringify({ tenant: 'default' }),
+        });
+      expect((await adminPlain()).status).toBe(401);
+      const admin = await adminPlain(`Bearer ${ADMIN}`);
+      expect(admin.status).toBe(415);
+      expect(admin.json()).toEqual({
+        status: 'error',
+        error: { code: 'unsupported_media_type', message: expect.stringContaining('application/json') },
+      });
       expect((await fetch(`${server.url}/api/usage`, { headers: { authorization: `Bearer ${API}` } })).status).toBe(
         200,
       );

@@ -1,9 +1,10 @@
 import { BlockList, isIP } from 'node:net';
 import type { Context } from 'hono';
+import type { Logger } from '../../telemetry/logger.js';
 import { bearerMatches } from './bearer.js';
 
 /**
- * Who may reach which HTTP route: the one place that decides it (DESIGN.md, "Trust boundaries":
+ * Who may reach which HTTP route: the one place that decides it (README, "What is open by default":
  * a port is closed to strangers unless a token opens it).
  *
  * - `/api/*` with `API_TOKEN`: that bearer token, from anywhere. Without it: loopback clients
@@ -11,9 +12,12 @@ import { bearerMatches } from './bearer.js';
  * - `/api/usage`: always a token (the operator's view of every tenant's spend is not for guests).
  * - `/metrics` with `METRICS_TOKEN`: that bearer token, from everyone (loopback too). Without it:
  *   loopback only.
+ * - A caller let in without a token (loopback) must also be a program on this machine, not a web
+ *   page in a browser on it: `Host` names this machine, and no foreign `Origin` or
+ *   `Sec-Fetch-Site` says a page sent it (`browserPageProblem`); else 403.
  * - `/healthz`, `/readyz` and the platforms' webhooks (signed) are open; the admin API has
  *   ADMIN_TOKEN (admin.ts); the operator console `/admin` is off without ADMIN_TOKEN and with it
- *   needs a session opened by typing ADMIN_TOKEN into its sign-in form (console/session.ts).
+ *   needs a session opened by typing ADMIN_TOKEN into its sign-in form (admin-console/session.ts).
  */
 
 const loopback = new BlockList();
@@ -85,7 +89,60 @@ export function bearerOf(c: Context): string | undefined {
 
 const FORWARD_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'];
 
-export type AccessDecision = { ok: true; caller: Caller } | { ok: false; message: string };
+export type AccessDecision =
+  | { ok: true; caller: Caller }
+  /** 401: no or a wrong token, or not this machine. */
+  | { ok: false; status: 401; message: string }
+  /** 403: this machine, but a web page's request (`reason`: which header said so). */
+  | { ok: false; status: 403; reason: BrowserProblem; message: string };
+
+export type BrowserProblem = 'host' | 'origin' | 'sec-fetch-site';
+
+/** `localhost`, 127.x.x.x or `[::1]`, with or without a port: the names of this machine a browser can send. */
+export function isLoopbackHost(host: string): boolean {
+  const name = /^(\[[^\]]*\]|[^:]*)(?::\d{1,5})?$/.exec(host.trim().toLowerCase())?.[1];
+  if (name === undefined) return false;
+  if (name === 'localhost') return true;
+  const literal = name.startsWith('[') ? name.slice(1, -1) : name;
+  // `isIP` first: a hostname such as `127.0.0.1.evil.example` is not an address.
+  return isIP(literal) !== 0 && isLoopback(literal);
+}
+
+/**
+ * Why a loopback request is a web page's, not a program's on this machine (undefined: it is not).
+ * A loopback port is reachable from every page the machine's browser opens, so the address alone
+ * is not enough:
+ * - `Host` must be this machine's name (`isLoopbackHost`): a page that rebinds its own name to
+ *   127.0.0.1 (DNS rebinding) sends its own name, and would otherwise read our answers.
+ *   No `Host` at all is no browser (HTTP/1.1 requires one; Node answers 400 without it).
+ * - `Origin`, when sent, must be this same loopback origin: a page elsewhere can still send a
+ *   request it cannot read (a form, a no-cors `text/plain` POST), and that runs a turn.
+ * - `Sec-Fetch-Site` must be `same-origin` or `none` (the user typed the URL). `same-site` is
+ *   refused too: every `localhost` port is one site, so a page served by any other program on
+ *   this machine (a dev server, a notebook) is `same-site` with us.
+ * Programs (curl, scripts) send no `Origin` or `Sec-Fetch-*`, so this costs them nothing.
+ */
+export function browserPageProblem(c: Context): BrowserProblem | undefined {
+  const host = c.req.header('host');
+  if (host !== undefined && !isLoopbackHost(host)) return 'host';
+  const origin = c.req.header('origin');
+  if (origin !== undefined && !(host !== undefined && sameOrigin(origin, host))) return 'origin';
+  const site = c.req.header('sec-fetch-site')?.trim().toLowerCase();
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return 'sec-fetch-site';
+  return undefined;
+}
+
+/** `Origin` is this server's own origin, as the browser reached it (`http(s)://` + the `Host` it sent). */
+function sameOrigin(origin: string, host: string): boolean {
+  try {
+    const o = new URL(origin);
+    if (o.protocol !== 'http:' && o.protocol !== 'https:') return false;
+    return o.origin === new URL(`${o.protocol}//${host}`).origin;
+  } catch {
+    // `null` (a sandboxed frame, a file: page) or anything unparsable: not us.
+    return false;
+  }
+}
 
 /**
  * A route's rule: with a token configured the bearer must match (from anywhere); without one,
@@ -98,7 +155,7 @@ export function decideAccess(
   if (rule.token) {
     return bearerMatches(c.req.header('authorization'), rule.token)
       ? { ok: true, caller: { kind: 'token' } }
-      : { ok: false, message: `Missing or wrong bearer token (${rule.tokenName}).` };
+      : { ok: false, status: 401, message: `Missing or wrong bearer token (${rule.tokenName}).` };
   }
   const address = clientAddress(c, rule.trustedHops);
   // A loopback peer forwarding someone else's request (a reverse proxy on this machine, with
@@ -107,12 +164,27 @@ export function decideAccess(
   if (forwarded && rule.loopbackWithoutToken && isLoopback(address))
     return {
       ok: false,
+      status: 401,
       message: `This request came through a proxy: set TRUST_PROXY so the client's address is known, or set ${rule.tokenName}.`,
     };
-  if (rule.loopbackWithoutToken && address && isLoopback(address))
+  if (rule.loopbackWithoutToken && address && isLoopback(address)) {
+    // Let in by where it comes from (ambient authority), so it must not be a web page's request.
+    const problem = browserPageProblem(c);
+    if (problem)
+      return {
+        ok: false,
+        status: 403,
+        reason: problem,
+        message:
+          problem === 'host'
+            ? `The Host header does not name this machine: without ${rule.tokenName}, this endpoint answers only requests to localhost or a loopback address (e.g. http://127.0.0.1:<port>). Set ${rule.tokenName} to call it by another name.`
+            : `This endpoint does not answer web pages: without ${rule.tokenName} it answers programs on this machine only (no Origin from another site). Set ${rule.tokenName} and send Authorization: Bearer <${rule.tokenName}>.`,
+      };
     return { ok: true, caller: { kind: 'anonymous', address } };
+  }
   return {
     ok: false,
+    status: 401,
     message: rule.loopbackWithoutToken
       ? `This endpoint answers only this machine's own clients until ${rule.tokenName} is set; then send Authorization: Bearer <${rule.tokenName}>.`
       : `This endpoint needs ${rule.tokenName}: set it and send Authorization: Bearer <${rule.tokenName}>.`,
@@ -121,6 +193,46 @@ export function decideAccess(
 
 export function unauthorized(c: Context, message: string): Response {
   return c.json({ error: { code: 'unauthorized', message } }, 401, { 'www-authenticate': 'Bearer' });
+}
+
+/** How often a web page's refused request is logged at warn, per reason; the rest are counted into the next line. */
+const BROWSER_WARN_EVERY_MS = 60_000;
+
+/**
+ * The answer to a refused decision: 401 `unauthorized`, or 403 `forbidden` for a web page's
+ * request. 401s are logged at debug (anyone on the network can make them, as often as they like);
+ * a 403 means a page in a browser on this machine tried to use it, worth a warn line, but a page
+ * can loop, so at most one line a minute per reason, carrying how many were refused since.
+ */
+export function createRefusal(log: Logger, now: () => number = Date.now) {
+  const quietUntil = new Map<BrowserProblem, number>();
+  const unlogged = new Map<BrowserProblem, number>();
+  return (c: Context, decision: Extract<AccessDecision, { ok: false }>): Response => {
+    if (decision.status === 401) {
+      log.debug({ path: c.req.path, code: 'unauthorized' }, 'http request refused');
+      return unauthorized(c, decision.message);
+    }
+    const { reason } = decision;
+    const t = now();
+    if (t >= (quietUntil.get(reason) ?? 0)) {
+      quietUntil.set(reason, t + BROWSER_WARN_EVERY_MS);
+      const clip = (h: string) => c.req.header(h)?.slice(0, 200);
+      log.warn(
+        {
+          path: c.req.path,
+          code: 'forbidden',
+          reason,
+          host: clip('host'),
+          origin: clip('origin'),
+          secFetchSite: clip('sec-fetch-site'),
+          refusedSinceLastLine: unlogged.get(reason) ?? 0,
+        },
+        'http request from a web page refused: loopback without a token answers programs on this machine only',
+      );
+      unlogged.set(reason, 0);
+    } else unlogged.set(reason, (unlogged.get(reason) ?? 0) + 1);
+    return c.json({ error: { code: 'forbidden', message: decision.message } }, 403);
+  };
 }
 
 /** The one start-up line: what is open to whom, and where it listens. */

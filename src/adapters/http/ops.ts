@@ -1,12 +1,12 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { DataPort } from '../../contract/data.js';
-import type { Logger } from '../../logger.js';
-import { enableDefaultMetrics, registry } from '../../metrics.js';
+import type { Logger } from '../../telemetry/logger.js';
+import { enableDefaultMetrics, registry } from '../../telemetry/metrics.js';
 import type { KvStore } from '../../state/kv.js';
-import type { Inbox } from '../../turns/index.js';
+import type { Inbox } from '../../inbox/index.js';
 import type { PlatformAdapter } from '../platform.js';
-import { decideAccess, unauthorized } from './access.js';
+import { createRefusal, decideAccess } from './access.js';
 
 export interface OpsDeps {
   data: DataPort;
@@ -34,6 +34,7 @@ const anyRow = z.unknown();
  */
 export function mountOps(app: Hono, deps: OpsDeps): void {
   enableDefaultMetrics();
+  const refuse = createRefusal(deps.log);
 
   app.get('/metrics', async (c) => {
     const decision = decideAccess(c, {
@@ -42,7 +43,7 @@ export function mountOps(app: Hono, deps: OpsDeps): void {
       loopbackWithoutToken: true,
       trustedHops: deps.trustProxy ?? 0,
     });
-    if (!decision.ok) return unauthorized(c, decision.message);
+    if (!decision.ok) return refuse(c, decision);
     await deps.inbox.stats().catch((err: unknown) => deps.log.warn({ err }, 'inbox stats unavailable for /metrics'));
     return c.body(await registry.metrics(), 200, { 'content-type': registry.contentType });
   });

@@ -1,10 +1,12 @@
-import type { ServerResponse } from 'node:http';
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InstallProvider, type CallbackOptions, type Installation } from '@slack/oauth';
 import { webApi } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import type { AdminDataPort } from '../../data/rpc-port.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../telemetry/logger.js';
+import { setPageHeaders, type CspDirectives } from '../http/page-headers.js';
 import type { NodeRoute } from '../http/server.js';
 import { boltLogger } from './bolt-logger.js';
 import { createInstallationStore, type SlackInstallationStore } from './installations.js';
@@ -169,13 +171,15 @@ export function createSlackOAuth(opts: {
     routes: [
       {
         prefix: INSTALL_PATH,
-        handle: (req, res) =>
+        handle: securePage((req, res) =>
           installer.handleInstallPath(req, res, {}, urlOptions).catch((err: unknown) => internal(res, err, log)),
+        ),
       },
       {
         prefix: REDIRECT_PATH,
-        handle: (req, res) =>
+        handle: securePage((req, res) =>
           installer.handleCallback(req, res, callbacks).catch((err: unknown) => internal(res, err, log)),
+        ),
       },
     ],
   };
@@ -191,8 +195,34 @@ function send(res: ServerResponse, status: number, html: string): void {
   res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(html);
 }
 
+/** The install pages' one stylesheet, inline: the CSP admits exactly it, by its hash. */
+const PAGE_CSS = 'body { font-family: system-ui, sans-serif; max-width: 36rem; margin: 4rem auto; padding: 0 1rem }';
+
+/** What the install pages may load: their stylesheet and Slack's "Add to Slack" image; no script, form or frame. */
+const PAGE_CSP = {
+  defaultSrc: ["'none'"],
+  styleSrc: [`'sha256-${createHash('sha256').update(PAGE_CSS).digest('base64')}'`],
+  imgSrc: ['https://platform.slack-edge.com'],
+  formAction: ["'none'"],
+  frameAncestors: ["'none'"],
+  baseUri: ["'none'"],
+} satisfies CspDirectives;
+
+/**
+ * The page headers (http/page-headers.ts) on every response of an install route, set before
+ * @slack/oauth renders anything: its own writeHead merges them in, whichever page it writes.
+ */
+function securePage(
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return (req, res) => {
+    setPageHeaders(res, PAGE_CSP);
+    return handle(req, res);
+  };
+}
+
 function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><meta name="viewport" content="width=device-width, initial-scale=1"></head><body style="font-family: system-ui, sans-serif; max-width: 36rem; margin: 4rem auto; padding: 0 1rem"><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><meta name="viewport" content="width=device-width, initial-scale=1"><style>${PAGE_CSS}</style></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 }
 
 function escapeHtml(s: string): string {

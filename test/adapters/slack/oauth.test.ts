@@ -4,12 +4,13 @@
  * answered with its own workspace's token and mapped to its own tenant; uninstall forgets it.
  * Signed HTTP events, the real Bolt app, the real database port (PGlite).
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../../../src/adapters/http/app.js';
 import { startHttpServer, type RunningServer } from '../../../src/adapters/http/server.js';
 import { createSlackAdapter } from '../../../src/adapters/slack/index.js';
 import { createSealer } from '../../../src/adapters/slack/installations.js';
-import { parseConfig } from '../../../src/config.js';
+import { parseConfig } from '../../../src/config/index.js';
 import type { AdminDataPort } from '../../../src/data/index.js';
 import { tenantsCommand } from '../../../src/data/cli/tenants.js';
 import { importRows } from '../../../src/data/import/run.js';
@@ -74,6 +75,30 @@ async function install(rig: Rig, slack: FakeSlack, ws: FakeWorkspace, opts: { co
   return { page, html, link, cookie, done, body: await done.text() };
 }
 
+/**
+ * What every install page must carry (a browser enforces them): no sniffing, no referrer, never
+ * framed (clickjacking an "Add to Slack" page), a CSP that allows no script, and only Slack's
+ * button image and the page's own stylesheet (admitted by its hash).
+ */
+function expectPageHeaders(res: Response) {
+  expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+  expect(res.headers.get('x-frame-options')).toBe('DENY');
+  expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+  const csp = (res.headers.get('content-security-policy') ?? '').split(/;\s*/);
+  expect(csp).toEqual(
+    expect.arrayContaining([
+      "default-src 'none'",
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+      "form-action 'none'",
+      'img-src https://platform.slack-edge.com',
+      expect.stringMatching(/^style-src 'sha256-[A-Za-z0-9+/]+=*'$/),
+    ]),
+  );
+  expect(csp.some((d) => d.startsWith('script-src'))).toBe(false);
+}
+
 const mentionEvent = (ws: FakeWorkspace, text: string, channel: string) => workspaceMention(ws, text, { channel });
 
 const delivered = (rig: Rig) => rig.h.logs.lines.filter((l) => l.msg === 'slack turn delivered').length;
@@ -107,12 +132,19 @@ describe('Slack OAuth: many workspaces (TENANT_MODE=open)', () => {
     );
     expect(page.headers.get('set-cookie')).toContain(link.searchParams.get('state')!);
     expect(link.searchParams.get('redirect_uri')).toBe('https://bot.example.com/slack/oauth_redirect');
+    expectPageHeaders(page);
+    // The CSP's style hash is the page's own <style>: the page keeps its look under it.
+    const style = /<style>([^<]*)<\/style>/.exec(html)![1]!;
+    const hash = createHash('sha256').update(style).digest('base64');
+    expect(page.headers.get('content-security-policy')).toContain(`style-src 'sha256-${hash}'`);
+    expect(html).not.toMatch(/ style="/);
   });
 
   it('an install stores the workspace sealed, and its events are answered with its own token and tenant', async () => {
     const done = await install(rig, slack, acme);
     expect(done.done.status).toBe(200);
     expect(done.body).toContain('Switchboard is installed in <b>Acme</b>');
+    expectPageHeaders(done.done);
     expect(slack.callsTo('oauth.v2.access')).toHaveLength(1);
     expect(slack.callsTo('oauth.v2.access')[0]!.args).toMatchObject({
       client_id: '1111.2222',
@@ -232,6 +264,7 @@ describe('Slack OAuth: many workspaces (TENANT_MODE=open)', () => {
     const done = await install(rig, slack, other, { cookie: 'drop' });
     expect(done.done.status).toBe(400);
     expect(done.body).toContain('Switchboard was not installed');
+    expectPageHeaders(done.done);
     expect(slack.callsTo('oauth.v2.access')).toHaveLength(before);
     const rows = await data.admin('slack_list_installations', {}, installationListRow);
     expect(rows.map((r) => r.team_id)).toEqual(['T0ACME', 'T0GLOBEX']);

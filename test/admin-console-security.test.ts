@@ -6,11 +6,15 @@
  */
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mountConsole, type ConsoleDeps } from '../src/adapters/http/console/index.js';
-import { SESSION_MS } from '../src/adapters/http/console/session.js';
+import { mountConsole, type ConsoleDeps } from '../src/adapters/http/admin-console/index.js';
+import { SESSION_MS } from '../src/adapters/http/admin-console/session.js';
+import { createHttpApp } from '../src/adapters/http/app.js';
+import { createWrongTokens } from '../src/security/wrong-tokens.js';
 import type { AdminDataPort } from '../src/data/index.js';
 import { importRows } from '../src/data/import/run.js';
+import { listApiTokens } from '../src/data/api-tokens.js';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { peer } from './helpers/peer.js';
 
 const TOKEN = 'security-test-admin-token-0123456789';
 let h: Harness;
@@ -86,13 +90,23 @@ const form = (fields: Record<string, string>) => ({
   body: new URLSearchParams(fields).toString(),
 });
 
-async function signIn(app: Hono, jar = new Jar(), headers: Record<string, string> = {}) {
-  const page = await app.request('/admin/login', { headers: { ...jar.header(), ...headers } });
+async function signIn(
+  app: Hono,
+  jar = new Jar(),
+  headers: Record<string, string> = {},
+  token = TOKEN,
+  env?: ReturnType<typeof peer>,
+) {
+  const page = await app.request('/admin/login', { headers: { ...jar.header(), ...headers } }, env);
   jar.take(page);
-  const res = await app.request('/admin/login', {
-    ...form({ token: TOKEN, csrf: csrfIn(await page.text()) }),
-    headers: { ...form({}).headers, ...jar.header(), ...headers },
-  });
+  const res = await app.request(
+    '/admin/login',
+    {
+      ...form({ token, csrf: csrfIn(await page.text()) }),
+      headers: { ...form({}).headers, ...jar.header(), ...headers },
+    },
+    env,
+  );
   jar.take(res);
   return { jar, res };
 }
@@ -165,7 +179,7 @@ describe('the operator console’s guard', () => {
 
     // A changed cookie is no session; nor is one past its expiry.
     const value = jar.cookies.get('sb_admin')!;
-    const tampered = value.replace(/^\d+/, (n) => String(Number(n) + 86_400_000));
+    const tampered = `${value[0] === 'A' ? 'B' : 'A'}${value.slice(1)}`;
     const bad = await consoleApp().request('/admin/overview', { headers: { cookie: `sb_admin=${tampered}` } });
     expect(bad.status).toBe(303);
     clock += SESSION_MS + 1_000;
@@ -226,5 +240,108 @@ describe('the operator console’s guard', () => {
     const plain = await (await consoleApp().request('/admin/turns?tenant=evil', { headers: jar.header() })).text();
     expect(plain).not.toContain('/trace/');
     expect(plain).toContain('data-turn=');
+  });
+});
+
+describe('the overview’s period', () => {
+  it('reads an impossible date (2026-13-01) as none: the last 30 days, not a failed page', async () => {
+    const app = consoleApp();
+    const { jar } = await signIn(app);
+    const res = await app.request('/admin/overview?to=2026-13-01', { headers: jar.header() });
+    expect(res.status).toBe(200);
+    const today = new Date(clock).toISOString().slice(0, 10);
+    expect(await res.text()).toContain(`id="to" name="to" type="date" value="${today}"`);
+  });
+});
+
+describe('ending console sessions', () => {
+  it('signing out ends the session: the same cookie replayed afterwards is sent to the sign-in and creates no API token', async () => {
+    const app = consoleApp();
+    const { jar } = await signIn(app);
+    const stolen = jar.header();
+    const page = await (await app.request('/admin/tenants', { headers: stolen })).text();
+    const csrf = csrfIn(page);
+    const out = await app.request('/admin/logout', { ...form({ csrf }), headers: { ...form({}).headers, ...stolen } });
+    expect(out.status).toBe(303);
+    expect(out.headers.get('location')).toBe('/admin/login');
+
+    // The old cookie, kept (as by someone who copied it): no page, and no token made with it.
+    const replayed = await app.request('/admin/overview', { headers: stolen });
+    expect(replayed.status).toBe(303);
+    expect(replayed.headers.get('location')).toBe('/admin/login');
+    expect((await consoleApp().request('/admin/tenants', { headers: stolen })).status).toBe(303);
+    const before = (await listApiTokens(h.sb.data as AdminDataPort)).length;
+    const create = await app.request('/admin/tokens', {
+      ...form({ tenant: 'evil', label: 'replayed', csrf }),
+      headers: { ...form({}).headers, ...stolen },
+    });
+    expect(create.status).toBe(401);
+    expect(await create.text()).not.toMatch(/sbt_/);
+    expect((await listApiTokens(h.sb.data as AdminDataPort)).length).toBe(before);
+  });
+
+  it('“Sign out everywhere” ends every session of the admin, and a new sign-in works after it', async () => {
+    const app = consoleApp();
+    const laptop = (await signIn(app)).jar;
+    const phone = (await signIn(app)).jar;
+    const page = await (await app.request('/admin/overview', { headers: phone.header() })).text();
+    expect(page).toContain('action="/admin/logout/everywhere"');
+    expect(page).toContain('Sign out everywhere');
+    expect((await app.request('/admin/overview', { headers: laptop.header() })).status).toBe(200);
+
+    const out = await app.request('/admin/logout/everywhere', {
+      ...form({ csrf: csrfIn(page) }),
+      headers: { ...form({}).headers, ...phone.header() },
+    });
+    expect(out.status).toBe(303);
+    for (const jar of [laptop, phone]) {
+      const res = await app.request('/admin/overview', { headers: jar.header() });
+      expect(res.status).toBe(303);
+      expect(res.headers.get('location')).toBe('/admin/login');
+    }
+    const again = await signIn(app);
+    expect((await app.request('/admin/overview', { headers: again.jar.header() })).status).toBe(200);
+  });
+});
+
+describe('wrong admin tokens, console and admin API together', () => {
+  it('after 5 wrong tokens from one address, that address is refused (429, Retry-After) even with the right token; another address is not', async () => {
+    // One count for both doors, as serve() wires them (no pause here: the count is what is tested).
+    const wrongTokens = createWrongTokens({ log: h.sb.log, pauseMs: 0 });
+    const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, data: h.sb.data, adminToken: TOKEN, wrongTokens });
+    mountConsole(app, {
+      adminToken: TOKEN,
+      data: h.sb.data,
+      kv: h.sb.kv,
+      inbox: h.sb.inbox,
+      adapters: [],
+      log: h.sb.log,
+      config: { TRUST_PROXY: 0 },
+      wrongTokens,
+    });
+    const guesser = peer('203.0.113.7');
+    const api = (token: string, env = guesser) =>
+      app.request('/tts_admin/tenants', { headers: { authorization: `Bearer ${token}` } }, env);
+
+    for (const guess of ['a', 'b', 'c'])
+      expect((await signIn(app, new Jar(), {}, guess, guesser)).res.status).toBe(401);
+    expect((await api('guess-4')).status).toBe(401);
+    expect((await api('guess-5')).status).toBe(401);
+
+    const sixth = await api('guess-6');
+    expect(sixth.status).toBe(429);
+    expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await sixth.json()).toMatchObject({ status: 'error', error: { code: 'rate_limited' } });
+    // Even the right token: a guesser cannot tell it from a wrong one while refused.
+    expect((await api(TOKEN)).status).toBe(429);
+    const console = await signIn(app, new Jar(), {}, TOKEN, guesser);
+    expect(console.res.status).toBe(429);
+    expect(console.res.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(console.res.headers.getSetCookie().some((c) => c.startsWith('sb_admin='))).toBe(false);
+    expect(await console.res.text()).toContain('Too many wrong tokens from your address');
+
+    // Another address is not held back by this one's guesses.
+    expect((await api(TOKEN, peer('198.51.100.2'))).status).toBe(200);
+    expect((await signIn(app, new Jar(), {}, TOKEN, peer('198.51.100.2'))).res.status).toBe(303);
   });
 });

@@ -17,8 +17,11 @@ import {
 } from './helpers/db.js';
 import { collect, message, startHarness, type Harness } from './helpers/harness.js';
 import { addTenant, toolResults } from './tools/business/fixtures.js';
+import { peer } from './helpers/peer.js';
+import { TEST_ADMIN_TOKEN, TEST_API_TOKEN } from './helpers/tokens.js';
+import { createWrongTokens } from '../src/security/wrong-tokens.js';
 
-const TOKEN = 'admin-secret-token';
+const TOKEN = TEST_ADMIN_TOKEN;
 
 if (!TEST_DATABASE_URL) noticeWithoutPostgres('admin API tests on Postgres');
 defineAdminTests('admin API on PGlite', async () => {
@@ -82,12 +85,49 @@ function defineAdminTests(label: string, open: () => Promise<{ port: AdminDataPo
           log: h.sb.log,
           data: port,
           adminToken: TOKEN,
-          apiToken: 'api-token',
+          apiToken: TEST_API_TOKEN,
         });
         expect(
-          (await call('GET', `/tts_admin/policies/${businessId}`, undefined, 'api-token', withApiToken)).status,
+          (await call('GET', `/tts_admin/policies/${businessId}`, undefined, TEST_API_TOKEN, withApiToken)).status,
         ).toBe(401);
         expect(h.logs.text()).not.toContain(TOKEN);
+      });
+
+      it('takes the token only as `Authorization: Bearer <token>`: a bare token is a 401 that says so', async () => {
+        for (const authorization of [TOKEN, `Token ${TOKEN}`, `Bearer${TOKEN}`]) {
+          const res = await app().request(`/tts_admin/policies/${businessId}`, { headers: { authorization } });
+          expect(res.status, authorization.slice(0, 8)).toBe(401);
+          expect(await res.json()).toMatchObject({
+            status: 'error',
+            error: { code: 'unauthorized', message: 'The Authorization header must be "Bearer <ADMIN_TOKEN>".' },
+          });
+        }
+        expect((await call('GET', `/tts_admin/policies/${businessId}`)).status).toBe(200);
+      });
+
+      it('after 5 wrong bearers from one address, refuses that address (429, Retry-After) even with the right token', async () => {
+        const a = createHttpApp({
+          agent: h.sb.agent,
+          log: h.sb.log,
+          data: port,
+          adminToken: TOKEN,
+          // No pause in the test: what it checks is the count.
+          wrongTokens: createWrongTokens({ log: h.sb.log, pauseMs: 0 }),
+        });
+        const get = (token: string, address = '203.0.113.9') =>
+          a.request(`/tts_admin/faqs/${businessId}`, { headers: { authorization: `Bearer ${token}` } }, peer(address));
+        const answers: number[] = [];
+        for (let i = 0; i < 5; i++) answers.push((await get(`guess-${i}`)).status);
+        expect(answers).toEqual([401, 401, 401, 401, 401]);
+        const limited = await get('guess-5');
+        expect(limited.status).toBe(429);
+        const retryAfter = Number(limited.headers.get('retry-after'));
+        expect(retryAfter).toBeGreaterThan(0);
+        expect(retryAfter).toBeLessThanOrEqual(15 * 60);
+        expect(await limited.json()).toMatchObject({ status: 'error', error: { code: 'rate_limited' } });
+        expect((await get(TOKEN)).status).toBe(429);
+        // Others are not held back by this address's guesses.
+        expect((await get(TOKEN, '198.51.100.4')).status).toBe(200);
       });
     });
 

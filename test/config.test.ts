@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../src/config.js';
+import { ConfigError, loadConfig, parseConfig } from '../src/config/index.js';
 
 describe('inbox settings', () => {
   it('have production defaults: 16 turns at once, 10 waiting per thread, a 6 s lease, a 10 s drain, queue "turns"', () => {
@@ -71,5 +74,56 @@ describe('link preview allow-lists', () => {
   it('refuse a URL where a domain belongs, naming the setting', () => {
     expect(() => parseConfig({ SLACK_UNFURL_DOMAINS: 'https://example.com' })).toThrow(ConfigError);
     expect(() => parseConfig({ DISCORD_EMBED_DOMAINS: 'example.com/path' })).toThrow(/DISCORD_EMBED_DOMAINS/);
+  });
+});
+
+describe('secret tokens', () => {
+  it.each(['API_TOKEN', 'ADMIN_TOKEN', 'METRICS_TOKEN'])(
+    'refuse %s shorter than 32 characters, naming it and saying how to make one',
+    (name) => {
+      let message = '';
+      try {
+        parseConfig({ [name]: 'abc12' });
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        message = (err as Error).message;
+      }
+      expect(message).toContain(`${name}: is shorter than 32 characters`);
+      expect(message).toContain('openssl rand -hex 32');
+      expect(message).toContain("require('crypto').randomBytes(32).toString('hex')");
+      // The value itself is a secret: never echoed.
+      expect(message).not.toContain('abc12');
+    },
+  );
+
+  it('take 32 characters or more, and read an empty one as unset', () => {
+    const long = 'x'.repeat(32);
+    expect(parseConfig({ API_TOKEN: long, ADMIN_TOKEN: long, METRICS_TOKEN: long })).toMatchObject({
+      API_TOKEN: long,
+      ADMIN_TOKEN: long,
+      METRICS_TOKEN: long,
+    });
+    expect(parseConfig({ ADMIN_TOKEN: '  ' }).ADMIN_TOKEN).toBeUndefined();
+  });
+});
+
+describe('.env', () => {
+  it('is read when present (Node’s own reader, no dotenv); a variable already in the environment wins', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-env-'));
+    const cwd = process.cwd();
+    const before = { ...process.env };
+    try {
+      writeFileSync(join(dir, '.env'), 'INBOX_QUEUE=from-file\nPORT=1111 # a comment\nHOST="127.0.0.2"\n');
+      process.env.PORT = '2222';
+      delete process.env.INBOX_QUEUE;
+      delete process.env.HOST;
+      process.chdir(dir);
+      expect(loadConfig()).toMatchObject({ INBOX_QUEUE: 'from-file', PORT: 2222, HOST: '127.0.0.2' });
+    } finally {
+      process.chdir(cwd);
+      for (const name of Object.keys(process.env)) if (!(name in before)) delete process.env[name];
+      Object.assign(process.env, before);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

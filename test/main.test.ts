@@ -55,6 +55,14 @@ describe('npm start', () => {
     expect(out).toMatch(/PORT: .*eighty/);
   });
 
+  it('exits 2 naming ADMIN_TOKEN when it is shorter than 32 characters, and how to make one', async () => {
+    const { code, out } = await run({ OPENAI_API_KEY: 'sk-x', ADMIN_TOKEN: 'abc12' });
+    expect(code).toBe(2);
+    expect(out).toContain('ADMIN_TOKEN: is shorter than 32 characters; make one with `openssl rand -hex 32`');
+    expect(out).not.toContain('abc12');
+    expect(out).not.toMatch(/\n\s+at /);
+  });
+
   it('starts on the embedded defaults and answers /healthz and /api/chat', async () => {
     const llm = await startFakeOpenAI();
     llm.script({ text: 'Hello from the fake model.' });

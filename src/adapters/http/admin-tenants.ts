@@ -4,7 +4,7 @@ import { DataError } from '../../contract/data.js';
 import { TOOL_FAMILIES } from '../../contract/toolsets.js';
 import type { AdminDataPort } from '../../data/rpc-port.js';
 import { tenantToolsListRow, tenantToolsRow } from '../../data/rows.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../telemetry/logger.js';
 
 /**
  * Tool families per tenant on the admin API (behind ADMIN_TOKEN, mounted by `mountAdmin`):

@@ -4,9 +4,12 @@ import { DataError, type DataPort } from '../../contract/data.js';
 import { createApiToken, listApiTokens, revokeApiToken } from '../../data/api-tokens.js';
 import { isAdminPort } from '../../data/rpc-port.js';
 import { adminBusinessRow, adminFaqRow, adminPolicyRow, deletedRow } from '../../data/rows.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../telemetry/logger.js';
 import { mountTenantAdmin } from './admin-tenants.js';
-import { bearerMatches } from './bearer.js';
+import { jsonBodiesOnly } from './json-body.js';
+import type { WrongTokens } from '../../security/wrong-tokens.js';
+import { clientAddress } from './access.js';
+import { bearerToken, secretMatches } from './bearer.js';
 
 /**
  * Seed 004's admin endpoints, behind ADMIN_TOKEN (its own bearer token, not API_TOKEN):
@@ -25,7 +28,9 @@ import { bearerMatches } from './bearer.js';
  * The tenant is the business's own, found from the id in the path; a body naming a tenant or a
  * business is refused (strict schemas), and a policy or FAQ id of another business is a 404.
  * Errors: `{ status: "error", error: { code, message } }` with 400 validation_failed, 401
- * unauthorized, 404 not_found, 409 conflict, 503 unavailable.
+ * unauthorized (no `Authorization: Bearer <ADMIN_TOKEN>`: a bare token is not read), 404 not_found,
+ * 409 conflict, 429 rate_limited (too many wrong tokens from the address, with Retry-After;
+ * counted with the console's sign-in, security/wrong-tokens.ts), 503 unavailable.
  */
 
 const topic = z.string().trim().min(1).max(80);
@@ -53,20 +58,60 @@ const tokenCreate = z.strictObject({
   label: z.string().trim().min(1).max(200).optional(),
 });
 
-type ErrorCode = 'validation_failed' | 'unauthorized' | 'not_found' | 'conflict' | 'unavailable' | 'admin_disabled';
-const fail = (c: Context, status: 400 | 401 | 404 | 409 | 503, code: ErrorCode, message: string) =>
+type ErrorCode =
+  'validation_failed' | 'unauthorized' | 'rate_limited' | 'not_found' | 'conflict' | 'unavailable' | 'admin_disabled';
+const fail = (c: Context, status: 400 | 401 | 404 | 409 | 429 | 503, code: ErrorCode, message: string) =>
   c.json({ status: 'error', error: { code, message } }, status);
 
-export function mountAdmin(app: Hono, opts: { token: string | undefined; data: DataPort; log: Logger }): void {
-  const { token, data, log } = opts;
+export function mountAdmin(
+  app: Hono,
+  opts: { token: string | undefined; data: DataPort; log: Logger; trustProxy: number; wrongTokens: WrongTokens },
+): void {
+  const { token, data, log, wrongTokens } = opts;
   const base = '/tts_admin';
   app.use(`${base}/*`, async (c, next) => {
     if (!token) return fail(c, 404, 'admin_disabled', 'The admin API is off: set ADMIN_TOKEN to enable it.');
-    if (!bearerMatches(c.req.header('authorization'), token))
-      return fail(c, 401, 'unauthorized', 'Missing or wrong bearer token (ADMIN_TOKEN).');
+    const header = c.req.header('authorization');
+    const given = bearerToken(header);
+    if (given === undefined)
+      return fail(
+        c,
+        401,
+        'unauthorized',
+        header
+          ? 'The Authorization header must be "Bearer <ADMIN_TOKEN>".'
+          : 'Missing bearer token: send Authorization: Bearer <ADMIN_TOKEN>.',
+      );
+    // Wrong tokens count against the client's address, with the console's sign-in (wrong-tokens.ts).
+    const address = clientAddress(c, opts.trustProxy);
+    const matches = secretMatches(given, token);
+    const decision = matches ? await wrongTokens.admit(address) : await wrongTokens.wrong(address);
+    if (!decision.ok) {
+      // At debug: a guesser makes as many of these as it likes (its wrong tokens were logged at warn).
+      log.debug(
+        { address, path: c.req.path, code: 'rate_limited' },
+        'admin API: too many wrong tokens from this address',
+      );
+      c.header('Retry-After', String(decision.retryAfterSeconds));
+      return fail(
+        c,
+        429,
+        'rate_limited',
+        `Too many wrong tokens from this address: try again in ${decision.retryAfterSeconds} s.`,
+      );
+    }
+    if (!matches) {
+      log.warn({ address, path: c.req.path, code: 'unauthorized' }, 'admin API: a wrong bearer token');
+      return fail(c, 401, 'unauthorized', 'Wrong bearer token (ADMIN_TOKEN).');
+    }
     if (!isAdminPort(data)) return fail(c, 503, 'unavailable', 'This data source does not offer admin functions.');
     return next();
   });
+  // After the token check (a stranger learns nothing more than 401): bodies are JSON only (json-body.ts).
+  app.use(
+    `${base}/*`,
+    jsonBodiesOnly((message) => ({ status: 'error', error: { code: 'unsupported_media_type', message } })),
+  );
   if (!isAdminPort(data)) return;
   const port = data;
   mountTenantAdmin(app, base, port, log);

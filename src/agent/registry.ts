@@ -128,11 +128,17 @@ export function parseArguments(raw: string, schema: z.ZodObject): ParsedArgument
   } catch {
     return { ok: false, error: `Arguments are not valid JSON (${truncate(raw, 80)}). Send one JSON object.` };
   }
-  const forbidden = forbiddenKey(json);
-  if (forbidden)
+  // Before anything else walks the value: stripNulls and zod recurse, so depth is checked first.
+  const shape = checkShape(json);
+  if (shape?.problem === 'depth')
     return {
       ok: false,
-      error: `Invalid arguments: ${forbidden}: this key name is not allowed; send only the fields the tool describes.`,
+      error: `Invalid arguments: nested deeper than ${MAX_ARGUMENT_DEPTH} levels (at ${truncate(shape.path, 80)}); send only the fields the tool describes, without extra nesting.`,
+    };
+  if (shape?.problem === 'key')
+    return {
+      ok: false,
+      error: `Invalid arguments: ${shape.path}: this key name is not allowed; send only the fields the tool describes.`,
     };
   const result = schema.safeParse(stripNulls(json));
   if (result.success) return { ok: true, value: result.data as Record<string, unknown> };
@@ -145,21 +151,46 @@ export function parseArguments(raw: string, schema: z.ZodObject): ParsedArgument
 /** Keys that reach an object's prototype when assigned: refused before anything copies them. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** The path of the first prototype key anywhere in parsed JSON (JSON.parse makes `__proto__` an own key). */
-function forbiddenKey(value: unknown, path = ''): string | undefined {
-  if (Array.isArray(value)) {
-    for (const [i, v] of value.entries()) {
-      const found = forbiddenKey(v, `${path}[${i}]`);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (value === null || typeof value !== 'object') return undefined;
-  for (const key of Object.keys(value)) {
-    const here = path ? `${path}.${key}` : key;
-    if (PROTOTYPE_KEYS.has(key)) return here;
-    const found = forbiddenKey((value as Record<string, unknown>)[key], here);
-    if (found) return found;
+/**
+ * How deep (objects and arrays, the arguments object being level 1) a tool's arguments may nest.
+ * No tool schema comes near it; a deeper value is a model gone wrong, and the recursive walks
+ * after this check (stripNulls, zod) would overflow the stack on one 20,000 levels deep.
+ */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+/** A value on the walk: its parent and its key there, so a path is spelled only when one is reported. */
+interface Visit {
+  value: unknown;
+  depth: number;
+  parent?: Visit;
+  key?: string | number;
+}
+
+function pathOf(visit: Visit): string {
+  const keys: (string | number)[] = [];
+  for (let v: Visit | undefined = visit; v?.key !== undefined; v = v.parent) keys.push(v.key);
+  return keys
+    .reverse()
+    .reduce<string>((path, key) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key), '');
+}
+
+/**
+ * The first problem in parsed JSON, in document order: nesting past {@link MAX_ARGUMENT_DEPTH},
+ * or a prototype key (JSON.parse makes `__proto__` an own key). An explicit stack, not recursion:
+ * the input is model-written and may nest as deep as its length.
+ */
+function checkShape(json: unknown): { problem: 'depth' | 'key'; path: string } | undefined {
+  const stack: Visit[] = [{ value: json, depth: 1 }];
+  for (let visit = stack.pop(); visit; visit = stack.pop()) {
+    const { value, depth, key } = visit;
+    if (typeof key === 'string' && PROTOTYPE_KEYS.has(key)) return { problem: 'key', path: pathOf(visit) };
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > MAX_ARGUMENT_DEPTH) return { problem: 'depth', path: pathOf(visit) || '(root)' };
+    const children: Visit[] = Array.isArray(value)
+      ? value.map((v, i) => ({ value: v, depth: depth + 1, parent: visit, key: i }))
+      : Object.entries(value).map(([k, v]) => ({ value: v, depth: depth + 1, parent: visit, key: k }));
+    // Reversed, so the first child is visited first and the first problem found is the first written.
+    for (let i = children.length - 1; i >= 0; i -= 1) stack.push(children[i]!);
   }
   return undefined;
 }

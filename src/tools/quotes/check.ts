@@ -1,5 +1,6 @@
+import { ToolError } from '../../contract/tool.js';
 import { cents, describeMaterial, mm, money, num, round3 } from './format.js';
-import type { CalcResult, PriceResult, TableResult } from './schemas.js';
+import { MAX_QUOTE_TOTAL, type CalcResult, type PriceResult, type TableResult } from './schemas.js';
 import type { CheckedCalcItem, CheckedCandidate, CheckedRow, CheckedTotals, Offer, PriceDraft } from './state.js';
 
 /**
@@ -145,6 +146,9 @@ export interface TableCheck {
  * Recomputes every subtotal and total: subtotal = qty × unit cost, material = Σ subtotals,
  * grand total ex GST = (material + labour + freight + overheads) × (1 + markup %).
  * A markup the user stated in words wins over the one the model used.
+ * Each input is bounded by the schema, but sixty rows at the bounds still add up past what a
+ * quote can be: a figure over MAX_QUOTE_TOTAL (or not finite) is a ToolError the model can
+ * fix, so the user never reads "$∞" or a total that lost its cents.
  */
 export function checkTable(input: TableResult, knownPrices: readonly number[], statedMarkupPct?: number): TableCheck {
   const corrections: string[] = [];
@@ -158,6 +162,7 @@ export function checkTable(input: TableResult, knownPrices: readonly number[], s
       return base;
     }
     const subtotal = cents(row.qty * row.unit_cost);
+    assertQuotable(subtotal, `the row “${row.item}” (qty × unit_cost)`);
     if (row.subtotal !== undefined && Math.abs(row.subtotal - subtotal) > MONEY_TOLERANCE) {
       corrections.push(
         `“${row.item}”: ${num(row.qty)} × ${money(row.unit_cost)} = ${money(subtotal)}, not ${money(row.subtotal)}.`,
@@ -169,6 +174,7 @@ export function checkTable(input: TableResult, knownPrices: readonly number[], s
       );
     }
     materialCents += Math.round(subtotal * 100);
+    assertQuotable(materialCents / 100, 'the material total (the sum of the rows)');
     return { ...base, unit_cost: row.unit_cost, subtotal };
   });
 
@@ -187,6 +193,7 @@ export function checkTable(input: TableResult, knownPrices: readonly number[], s
   const costs = cents(material + t.labour + t.freight + t.overheads);
   const markup = cents((costs * markupPct) / 100);
   const grand = cents(costs + markup);
+  assertQuotable(grand, 'the grand total');
   if (Math.abs(t.grand_total_ex_gst - grand) > MONEY_TOLERANCE) {
     const parts = [material, t.labour, t.freight, t.overheads].map(money).join(' + ');
     const factor = markupPct > 0 ? ` × ${num(1 + markupPct / 100)}` : '';
@@ -206,6 +213,14 @@ export function checkTable(input: TableResult, knownPrices: readonly number[], s
     corrections,
     missing,
   };
+}
+
+function assertQuotable(amount: number, what: string): void {
+  if (Number.isFinite(amount) && amount <= MAX_QUOTE_TOTAL) return;
+  throw new ToolError(
+    `Invalid quote: ${what} would be over ${money(MAX_QUOTE_TOTAL)}, more than any quote can be. ` +
+      'Check each row’s qty (the count for the whole job, in its uom) and unit_cost (the price per uom), then emit again.',
+  );
 }
 
 /** A markup the user stated: "20% markup", "markup of 20%", "mark-up 12.5 %". */

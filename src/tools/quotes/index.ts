@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import type { ToolSet } from '../../contract/tool.js';
 import { emitTools } from './emit-tools.js';
 import { quoteExtension } from './modes.js';

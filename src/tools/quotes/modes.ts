@@ -1,7 +1,7 @@
 import type { ActionResult, AgentExtension, ModeDefinition, TurnScope } from '../../contract/extension.js';
 import type { LoopResult } from '../../contract/extension.js';
 import { UserFacingError } from '../../contract/turn.js';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import { enterStep, leaveMode, MODE_OF, parseStep, pendingQuestions, pendingRequest, STEPS } from './mode-state.js';
 import { EMIT_TOOL, modeSystemPrompt } from './prompts.js';
 import { NEXT_STEP } from './render.js';

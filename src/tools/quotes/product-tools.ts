@@ -51,7 +51,7 @@ export function createCatalogueCheck(
 }
 
 /**
- * The three lookups of the PRICE step, offered only there (issue #6: PRICE's tools) and only to a
+ * The three lookups of the PRICE step, offered only there (docs/quotes.md: PRICE's tools) and only to a
  * tenant with a catalogue. A price question in conversation goes through `start_quote` (price),
  * whose emit shows the candidates; keeping ~850 tokens of lookup schemas out of every other
  * request is what keeps a first turn under its 2,000-token budget (bench/tokens.ts).

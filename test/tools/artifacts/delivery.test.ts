@@ -2,7 +2,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createConsoleSession } from '../../../src/adapters/console/session.js';
+import { createTerminalSession } from '../../../src/adapters/terminal/session.js';
 import { createHttpApp } from '../../../src/adapters/http/app.js';
 import { startHttpServer, type RunningServer } from '../../../src/adapters/http/server.js';
 import type { TurnEvent } from '../../../src/contract/turn.js';
@@ -109,7 +109,7 @@ describe('generate_artifact delivery', () => {
   it('is saved to disk by the console, which prints the path and the preview', async () => {
     const filesDir = await mkdtemp(join(tmpdir(), 'sb-artifact-'));
     let out = '';
-    const session = createConsoleSession(h.sb.agent, { write: (t) => (out += t) }, { filesDir });
+    const session = createTerminalSession(h.sb.agent, { write: (t) => (out += t) }, { filesDir });
     scriptDiagram();
     await session.send('Diagram the search flow');
     expect(out).toContain('⏳ Creating an artifact');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkCalc, checkPrice, checkTable, statedMarkup } from '../../../src/tools/quotes/check.js';
-import type { PriceResult, TableResult } from '../../../src/tools/quotes/schemas.js';
+import { MAX_QUANTITY, MAX_UNIT_PRICE, type PriceResult, type TableResult } from '../../../src/tools/quotes/schemas.js';
+import { ToolError } from '../../../src/contract/tool.js';
 import { newThreadState } from '../../../src/contract/thread-state.js';
 import {
   quoteState,
@@ -172,6 +173,27 @@ describe('TABLE checks', () => {
     expect(check.missing).toEqual([
       '“Sheet”: the unit cost $100.00 is not one of the supplier prices found in this thread; check it.',
     ]);
+  });
+
+  it('keeps totals at the input bounds finite, and refuses a total past any quote instead of showing "$∞"', () => {
+    const row = (qty: number, unit_cost: number, i = 0) => ({ item: `Line ${i}`, qty, uom: 'each', unit_cost });
+    // Sixty lines each within the bounds: ten billion dollars a line is a valid row…
+    const one = checkTable(table({ material: 1e10, grand_total_ex_gst: 1e10 }, [row(1e4, 1e6)]), []);
+    expect(one.totals.grand_total_ex_gst).toBe(1e10);
+    // …but sixty of them with a 500% markup pass any sane quote: a fixable error, no total shown.
+    const many = table(
+      { markup_pct: 500 },
+      Array.from({ length: 60 }, (_, i) => row(MAX_QUANTITY, MAX_UNIT_PRICE, i)),
+    );
+    expect(() => checkTable(many, [])).toThrow(ToolError);
+    expect(() => checkTable(many, [])).toThrow(
+      /^Invalid quote: the row “Line 0” \(qty × unit_cost\) would be over \$10,000,000,000,000\.00, more than any quote can be/,
+    );
+    const rows = Array.from({ length: 60 }, (_, i) => row(1e6, 1e6, i));
+    expect(() => checkTable(table({}, rows), [])).toThrow(/the material total \(the sum of the rows\) would be over/);
+    expect(() => checkTable(table({ markup_pct: 500 }, rows.slice(0, 5)), [])).toThrow(/the grand total would be over/);
+    // What the old code did with qty 1e308 (the schema refuses it now): never a total of Infinity.
+    expect(() => checkTable(table({}, [row(1e308, 50)]), [])).toThrow(ToolError);
   });
 
   it('reads a markup stated in words', () => {

@@ -247,6 +247,30 @@ describe('quote step failures', () => {
   });
 });
 
+describe('quote figures past any real quote', () => {
+  it('sends qty 1e308 back to the model as a fixable error and never shows the user "$∞"', async () => {
+    const threadId = nextThread();
+    const best = await pricedThread(threadId);
+    const huge = tableArgs(best);
+    huge.rows[0]!.qty = 1e308;
+    huge.rows[0]!.subtotal = 1e308;
+    llm.script(
+      { toolCalls: [{ name: 'emit_table_result', arguments: huge }] },
+      { toolCalls: [{ name: 'emit_table_result', arguments: tableArgs(best) }] },
+    );
+    const table = await collect(h.sb.agent.handle(quoteCommand('table', 'Quote table', { threadId })));
+    expect(unfence(chatRequests()[1]!.last!.content)).toMatch(
+      /^Error: Invalid arguments: rows\.0\.qty: qty must be at most 1,000,000,000/,
+    );
+    const text = JSON.stringify(replyOf(table));
+    expect(text).not.toContain('∞');
+    expect(tableOf(replyOf(table)).rows.at(-1)?.[4]).toBe(
+      `$${cents(3 * best.price_per_uom + best.delivery_cost).toFixed(2)}`,
+    );
+    expect(doneOf(table).toolCalls.map((c) => c.ok)).toEqual([false, true]);
+  });
+});
+
 describe('PRICE without a previous calculation', () => {
   it('asks what to price without calling the model when /quote price has no request', async () => {
     const threadId = nextThread();

@@ -1,5 +1,5 @@
 import type { IncomingMessage, TurnEvent } from '../../../src/contract/turn.js';
-import { parseConfig } from '../../../src/config.js';
+import { parseConfig } from '../../../src/config/index.js';
 import { materialPriceRow } from '../../../src/data/rows.js';
 import type { Button, Reply } from '../../../src/reply/model.js';
 import { createQuoteTools } from '../../../src/tools/quotes/index.js';

@@ -5,6 +5,22 @@ export type UserRole = 'guest' | 'member';
 
 export type Platform = 'slack' | 'discord' | 'http' | 'console';
 
+/**
+ * The longest message a person may send, in characters (UTF-16 code units, as JavaScript and
+ * zod count them). Every adapter refuses a longer one where it comes in, before any work over
+ * its text (normalizing, token counting, the agent): HTTP with a 400, Slack and Discord with
+ * `messageTooLongText` in the conversation.
+ */
+export const MAX_MESSAGE_CHARS = 20_000;
+
+/** What a person is told when their message is over `MAX_MESSAGE_CHARS`. */
+export function messageTooLongText(chars: number): string {
+  return (
+    `That message is ${chars.toLocaleString('en-US')} characters long; I read at most ` +
+    `${MAX_MESSAGE_CHARS.toLocaleString('en-US')}. Please send a shorter one, or split it into parts.`
+  );
+}
+
 /** What every adapter hands the core. */
 export interface IncomingMessage {
   platform: Platform;
@@ -76,7 +92,7 @@ export interface ToolCallError {
 export type TurnEvent =
   | { type: 'status'; text: string }
   | { type: 'text_delta'; text: string }
-  /** The model is reasoning (seed 001's SSE event): progress only, the reasoning itself is never sent. */
+  /** The model is reasoning (the HTTP API's `reasoning` SSE event): progress only, the reasoning itself is never sent. */
   | { type: 'reasoning_status'; text: string }
   | { type: 'tool_call_start'; callId: string; tool: string; title: string; arguments?: unknown }
   | { type: 'tool_result'; callId: string; tool: string; ok: boolean; summary: string }

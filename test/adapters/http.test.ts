@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../../src/adapters/http/app.js';
+import { MAX_MESSAGE_CHARS } from '../../src/contract/turn.js';
 import { startHttpServer, type RunningServer } from '../../src/adapters/http/server.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
@@ -115,6 +116,14 @@ describe('HTTP adapter', () => {
       expect(json.error.code).toBe(code);
       expect(json.error.message.length).toBeGreaterThan(5);
     }
+  });
+
+  it('refuses a message over MAX_MESSAGE_CHARS (the limit Slack and Discord share) with 400', async () => {
+    const res = await post({ message: '长'.repeat(MAX_MESSAGE_CHARS + 1) });
+    expect(res.status).toBe(400);
+    const json = (await res.json()) as { error: { code: string; message: string } };
+    expect(json.error.code).toBe('validation_failed');
+    expect(json.error.message).toContain('longer than 20,000 characters');
   });
 
   it('requires the bearer token when API_TOKEN is set', async () => {

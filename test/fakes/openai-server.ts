@@ -19,6 +19,8 @@
  * model too often or too rarely fails the test that ran it, not an "I could not answer" nobody
  * reads. A test that means to leave steps unused (a turn cut short on purpose) says so with
  * `allowUnused()`; a fake started with `{ lenient: true }` forgives both for its whole life.
+ * A `failNext(n)` left unspent at `verify()` fails too (it would fail the next test's first request,
+ * embeddings included: every endpoint spends it), whatever `allowUnused()` or `lenient` say.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -102,7 +104,10 @@ export interface FakeOpenAI {
   readonly requests: RecordedRequest[];
   /** Queues chat answers, consumed one per chat request. */
   script(...responses: Array<FakeResponse | FakeResponder>): void;
-  /** The next `count` requests (any endpoint) fail with `status`, without consuming the script. */
+  /**
+   * The next `count` requests (any endpoint: chat, embeddings, images) fail with `status`, without
+   * consuming the script. Failures not spent by the next `verify()` fail it.
+   */
   failNext(count: number, status?: number, body?: object): void;
   /** The latest request, optionally only among those whose path ends with `pathSuffix`. */
   lastRequest(pathSuffix?: string): RecordedRequest | undefined;
@@ -111,8 +116,9 @@ export interface FakeOpenAI {
   /** Scripted chat answers not yet consumed. */
   remaining(): number;
   /**
-   * Throws if a chat call came past the script or scripted steps are left unused (unless
-   * `allowUnused()` was called since the last check), then forgets both so the next test starts clean.
+   * Throws if a chat call came past the script, scripted steps are left unused (unless
+   * `allowUnused()` was called since the last check) or `failNext` failures are left unspent, then
+   * forgets all three so the next test starts clean.
    */
   verify(): void;
   /** Steps left unused at the next `verify()` are expected (a turn cut short on purpose): no failure. */
@@ -232,9 +238,16 @@ class FakeState {
       const more = unused > 5 ? `, and ${unused - 5} more` : '';
       problems.push(`${unused} scripted step(s) left unused: ${shown}${more}`);
     }
+    // Never forgiven: a leftover failure is not a step the test chose to skip but a trap for the next test.
+    if (this.failures.count > 0) {
+      problems.push(
+        `${this.failures.count} failNext(${this.failures.status}) failure(s) left unspent (no request came to fail)`,
+      );
+    }
     this.unscripted = [];
     this.unusedAllowed = false;
     if (unused > 0) this.queue = [];
+    this.failures = { count: 0, status: 500 };
     if (problems.length > 0) throw new Error(`fake OpenAI: ${problems.join('; ')}`);
   }
 
@@ -451,9 +464,14 @@ function estimateTokens(text: string): number {
   return Math.max(1, Math.ceil(text.length / 4));
 }
 
-/** Word-sized deltas with their leading whitespace, like the real API's token stream. */
+/**
+ * Word-sized deltas with their leading whitespace, like the real API's token stream. A run without
+ * spaces (CJK, a long URL, 100,000 `[`) comes in pieces of at most 32 code points, as a real
+ * provider's tokens do, never as one huge delta.
+ */
 function splitText(text: string): string[] {
-  return text.match(/\s*\S+|\s+/g) ?? [];
+  const words = text.match(/\s*\S+|\s+/g) ?? [];
+  return words.flatMap((word) => (word.length > 32 ? splitEvery(word, 32) : [word]));
 }
 
 /** Splits by code point so a fragment never ends inside a surrogate pair. */

@@ -1,5 +1,5 @@
 import { cleanContent, type ChatInputCommandInteraction, type Message } from 'discord.js';
-import type { IncomingMessage, UserRole } from '../../contract/turn.js';
+import { MAX_MESSAGE_CHARS, type IncomingMessage, type UserRole } from '../../contract/turn.js';
 import type { ButtonAction } from './custom-id.js';
 
 /**
@@ -63,6 +63,18 @@ export function discordRole(member: MemberLike, memberRoleIds: readonly string[]
 }
 
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The length of what a person sent when it is over MAX_MESSAGE_CHARS: a message's content, or
+ * a slash command's string options together (each is capped by Discord, but not their sum, and
+ * an HTTP interaction is whatever was POSTed). Checked before the text is normalized.
+ */
+export function tooLong(sent: string | CommandInput['options']): number | undefined {
+  let chars = 0;
+  if (typeof sent === 'string') chars = sent.length;
+  else for (const option of sent) if (typeof option.value === 'string') chars += option.value.length;
+  return chars > MAX_MESSAGE_CHARS ? chars : undefined;
+}
 
 /** A message that reached us. In a plain channel its reply goes to a new thread whose id is the message's. */
 export function normalizeMessage(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { IncomingMessage } from '../../contract/turn.js';
+import { MAX_MESSAGE_CHARS, type IncomingMessage } from '../../contract/turn.js';
 import { slackToPlain } from './text.js';
 
 /**
@@ -39,6 +39,11 @@ export type SlackMessageEvent = z.infer<typeof messageEvent>;
 
 export type MessageDecision =
   | { kind: 'ignore'; reason: string }
+  /**
+   * Over MAX_MESSAGE_CHARS: refused with a notice, its text never read (the message carries
+   * none). `chars` is the length of Slack's text.
+   */
+  | { kind: 'too_long'; chars: number; message: IncomingMessage; dedupKeys: string[]; mentionsBot: boolean }
   | {
       kind: 'handle';
       message: IncomingMessage;
@@ -78,6 +83,12 @@ export function normalizeMessageEvent(raw: unknown, ctx: SlackContext, eventId?:
   const isDirect = e.channel_type === 'im' || (e.channel_type === undefined && e.channel.startsWith('D'));
   const rawText = e.text ?? '';
   const mentionsBot = ctx.botUserId !== undefined && rawText.includes(`<@${ctx.botUserId}`);
+  // A Slack message is its channel + ts: the same in the app_mention and message twins, and
+  // present on every message (client_msg_id is missing on some, e.g. posts from integrations).
+  const dedupKeys = [`msg:${workspaceId}:${e.channel}:${e.ts}`];
+  if (eventId) dedupKeys.unshift(`event:${eventId}`);
+  // Checked before any pattern runs over the text: the work over one message stays bounded.
+  const tooLong = rawText.length > MAX_MESSAGE_CHARS;
   const message: IncomingMessage = {
     platform: 'slack',
     workspaceId,
@@ -89,12 +100,9 @@ export function normalizeMessageEvent(raw: unknown, ctx: SlackContext, eventId?:
     // Slack events do not say who is a guest: the delivery asks users.info (least privilege until then).
     role: 'guest',
     isDirect,
-    text: slackToPlain(rawText, ctx.botUserId),
+    text: tooLong ? '' : slackToPlain(rawText, ctx.botUserId),
   };
-  // A Slack message is its channel + ts: the same in the app_mention and message twins, and
-  // present on every message (client_msg_id is missing on some, e.g. posts from integrations).
-  const dedupKeys = [`msg:${workspaceId}:${e.channel}:${e.ts}`];
-  if (eventId) dedupKeys.unshift(`event:${eventId}`);
+  if (tooLong) return { kind: 'too_long', chars: rawText.length, message, dedupKeys, mentionsBot };
   return {
     kind: 'handle',
     message,
@@ -107,7 +115,9 @@ export function normalizeMessageEvent(raw: unknown, ctx: SlackContext, eventId?:
 
 /** The users a Slack message mentions (`<@U…>`), the bot aside. */
 export function mentionedUsers(text: string, botUserId?: string): string[] {
-  const ids = [...text.matchAll(/<@([UW][A-Z0-9]+)(?:\|[^>]*)?>/g)].map((m) => m[1]!);
+  // A label stops at the next `<` (Slack escapes a typed one as `&lt;`): with `[^>]*` each of
+  // `<@U1|<@U2|…` scanned to the end of the text, quadratic in its length.
+  const ids = [...text.matchAll(/<@([UW][A-Z0-9]+)(?:\|[^<>]*)?>/g)].map((m) => m[1]!);
   return [...new Set(ids)].filter((id) => id !== botUserId);
 }
 
@@ -133,6 +143,12 @@ export interface CommandRequest {
   dedupKey: string;
   /** People the command's text mentions. */
   mentions?: string[];
+}
+
+/** The length of a slash command's text when it is over MAX_MESSAGE_CHARS (refused before it is normalized). */
+export function commandTooLong(raw: unknown): number | undefined {
+  const text = (raw as { text?: unknown } | null)?.text;
+  return typeof text === 'string' && text.length > MAX_MESSAGE_CHARS ? text.length : undefined;
 }
 
 /** `/ask <question>` and `/quote <mode> <request>`; other commands pass their text as `text`. */

@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers/db.js';
 
-const OUT = join(process.cwd(), '.data', `image-test-${process.pid}`);
+// Under a `dist/` folder as in the image, where the CLIs name themselves `node dist/…` (cli-command.ts).
+const SCRATCH = join(process.cwd(), '.data', `image-test-${process.pid}`);
+const OUT = join(SCRATCH, 'dist');
 const run = (args: string[], env: Record<string, string>) =>
   spawnSync(process.execPath, args, {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
@@ -17,27 +19,44 @@ const run = (args: string[], env: Record<string, string>) =>
     timeout: 60_000,
   });
 
+/** The admin commands README.md documents as `node dist/…` in the image. */
+const ADMIN_COMMANDS = [
+  'data/cli/migrate.js',
+  'data/cli/import.js',
+  'data/cli/embed.js',
+  'data/cli/usage.js',
+  'data/cli/tenants.js',
+  'adapters/discord/deploy.js',
+];
+
 beforeAll(() => {
   const tsc = spawnSync(
     process.execPath,
     ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', OUT],
-    { encoding: 'utf8', timeout: 120_000 },
+    // A full compile: minutes on a busy 2-core machine.
+    { encoding: 'utf8', timeout: 300_000 },
   );
   expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
-}, 150_000);
-afterAll(() => rmSync(OUT, { recursive: true, force: true }));
+}, 330_000);
+afterAll(() => rmSync(SCRATCH, { recursive: true, force: true }));
 
 describe('the compiled tree (as in the image)', () => {
   it('has an entry point for the app and every admin command', () => {
-    for (const f of [
-      'main.js',
-      'data/cli/migrate.js',
-      'data/cli/import.js',
-      'data/cli/embed.js',
-      'adapters/discord/deploy.js',
-    ])
-      expect(existsSync(join(OUT, f)), f).toBe(true);
+    for (const f of ['main.js', ...ADMIN_COMMANDS]) expect(existsSync(join(OUT, f)), f).toBe(true);
   });
+
+  it('every admin command the README names for the image answers --help, and refuses an unknown option with exit 2', () => {
+    for (const file of ADMIN_COMMANDS) {
+      const help = run([join(OUT, file), '--help'], { PGLITE_MEMORY: '1', LOG_LEVEL: 'silent' });
+      expect(help.status, `${file} --help: ${help.stdout}${help.stderr}`).toBe(0);
+      // Named as the image runs it: there is no npm script and no src/ there.
+      expect(help.stdout, file).toMatch(new RegExp(`^Usage: node dist/${file.replace('.', '\\.')}`));
+      const unknown = run([join(OUT, file), '--no-such-option'], { PGLITE_MEMORY: '1', LOG_LEVEL: 'silent' });
+      expect(unknown.status, `${file} --no-such-option: ${unknown.stdout}${unknown.stderr}`).toBe(2);
+      expect(unknown.stderr, file).toContain("Unknown option '--no-such-option'.");
+      expect(unknown.stderr, file).not.toMatch(/\n\s+at /);
+    }
+  }, 120_000);
 
   it.skipIf(!TEST_DATABASE_URL)(
     'node dist/data/cli/migrate.js migrates a Postgres database and seeds the demo data, with no tsx and no src',

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../src/adapters/http/app.js';
 import { startHttpServer, type RunningServer } from '../src/adapters/http/server.js';
 import { hashApiToken } from '../src/data/api-tokens.js';
-import { tenantsCommand } from '../src/data/cli/tenants.js';
+import { tenantsCommand, TENANTS_USAGE } from '../src/data/cli/tenants.js';
 import type { AdminDataPort } from '../src/data/index.js';
 import { noticeWithoutPostgres, openPgliteTestPort, openPostgresTestPort, TEST_DATABASE_URL } from './helpers/db.js';
 import { sentMessages, startHarness, type Harness } from './helpers/harness.js';
@@ -76,6 +76,51 @@ function defineTokenTests(label: string, open: () => Promise<{ port: AdminDataPo
         String(sentMessages(h.llm.lastRequest('/chat/completions')!.body).find((m) => m.role === 'system')?.content),
       )?.[1];
 
+    it('runs every form the docs show for `npm run tenants --`, options as `--name value` or `--name=value`; an unknown option is exit 2 naming it', async () => {
+      // A tenant of its own, so the tokens and tools it sets are no other test's business.
+      await addTenant(port, 'forms', false);
+      expect(await cli('--help')).toEqual({ code: 0, lines: [TENANTS_USAGE] });
+      expect(await cli()).toEqual({ code: 0, lines: [TENANTS_USAGE] });
+      expect(await cli('pending')).toEqual({ code: 0, lines: ['No workspace is waiting for a tenant.'] });
+      expect(await cli('approve', 'slack', 'T0123ABCD', '--tenant', 'forms')).toEqual({
+        code: 0,
+        lines: ['slack workspace T0123ABCD is now served by tenant forms.'],
+      });
+      expect(await cli('approve', 'console', 'front-desk', '--tenant=forms')).toEqual({
+        code: 0,
+        lines: ['console workspace front-desk is now served by tenant forms.'],
+      });
+      expect(await port.resolveTenant('console', 'front-desk')).toMatchObject({ slug: 'forms' });
+      expect(await cli('installations')).toEqual({
+        code: 0,
+        lines: ['No Slack workspace has installed the app through OAuth.'],
+      });
+      const created = await cli('token', 'create', 'forms', '--label=crm');
+      expect(created.code).toBe(0);
+      const listed = await cli('token', 'list');
+      expect(listed.lines.find((l) => l.startsWith(created.lines[0]!.split(' ')[2]!))).toMatch(
+        /\sforms\s+sbt_\S+\s+crm\s/,
+      );
+      expect((await cli('tools', 'forms', 'business,web')).lines[0]).toBe(
+        'Tenant forms now has the tool families: business, web.',
+      );
+      expect((await cli('list')).lines.find((l) => l.startsWith('forms '))).toMatch(/\sbusiness,web$/);
+      expect((await cli('tools', 'forms', 'none')).lines[0]).toBe('Tenant forms now has the tool families: (none).');
+      expect((await cli('tools', 'forms', 'auto')).lines[0]).toMatch(
+        /^Tenant forms now gets its tool families automatically/,
+      );
+
+      // Refused before anything is written: the option named, then the usage.
+      const unknown = await cli('approve', 'slack', 'T0NOPE', '--tenants', 'forms');
+      expect(unknown).toEqual({ code: 2, lines: [`Unknown option '--tenants'.\n${TENANTS_USAGE}`] });
+      expect(await port.resolveTenant('slack', 'T0NOPE')).toBeNull();
+      expect(await cli('approve', 'slack', 'T0NOPE', '--tenant')).toEqual({
+        code: 2,
+        lines: [`Option '--tenant <value>' argument missing.\n${TENANTS_USAGE}`],
+      });
+      expect((await cli('list', '--all')).code).toBe(2);
+    });
+
     it('token create prints a token once and keeps only its hash; the token gets its tenant from the HTTP API', async () => {
       const created = await cli('token', 'create', 'harbour', '--label', 'crm backend');
       expect(created.code).toBe(0);
@@ -111,7 +156,10 @@ function defineTokenTests(label: string, open: () => Promise<{ port: AdminDataPo
       expect(list.lines[1]).toContain(`${token.slice(0, 12)}…`);
       expect(list.lines[1]).toContain('crm backend');
       expect(list.lines.join('\n')).not.toContain(token.slice(12));
-      const [row] = await port.transport.sql!.query('select last_used_at from public.api_tokens');
+      const [row] = await port.transport.sql!.query(
+        'select last_used_at from public.api_tokens where token_hash = $1',
+        [hashApiToken(token)],
+      );
       expect(row?.last_used_at).not.toBeNull();
     });
 

@@ -17,6 +17,7 @@ import { collect, errorOf, message, replyOf, startHarness, type Harness } from '
 import { testTools } from './helpers/test-tools.js';
 import { eventBody, mention, postEvent, sign, startSlackRig } from './adapters/slack/setup.js';
 import { peer } from './helpers/peer.js';
+import { TEST_API_TOKEN } from './helpers/tokens.js';
 import { sqlBackedStores, type SqlBackedStore } from './helpers/ledger-stores.js';
 
 const run = promisify(execFile);
@@ -68,8 +69,8 @@ describe.each(stores)('the token ledger on %s', (_name, open) => {
     llm.script({ text: 'Again.', usage: { prompt_tokens: 50, completion_tokens: 7 } });
     await collect(h.sb.agent.handle(message('and now?', { threadId: thread, userId: 'u-ledger' })));
 
-    const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, data: h.sb.data, apiToken: 'usage-token' });
-    const auth = { headers: { authorization: 'Bearer usage-token' } };
+    const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, data: h.sb.data, apiToken: TEST_API_TOKEN });
+    const auth = { headers: { authorization: `Bearer ${TEST_API_TOKEN}` } };
     const get = async (q: string) => (await app.request(`/api/usage?${q}`, auth)).json();
     expect(await get(`threadId=${thread}`)).toMatchObject({
       tenant: 'default',
@@ -257,8 +258,8 @@ describe.each(costStores)('cost in the ledger on %s', (_name, open) => {
   };
   const usageOf = async (h: Harness, thread: string) => {
     // /api/usage always needs API_TOKEN (closed by default).
-    const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, data: h.sb.data, apiToken: 'usage-token' });
-    const auth = { headers: { authorization: 'Bearer usage-token' } };
+    const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, data: h.sb.data, apiToken: TEST_API_TOKEN });
+    const auth = { headers: { authorization: `Bearer ${TEST_API_TOKEN}` } };
     return (await (await app.request(`/api/usage?threadId=${thread}`, auth)).json()) as Record<string, unknown>;
   };
 
@@ -518,6 +519,18 @@ describe.skipIf(!TEST_DATABASE_URL)('npm run usage', () => {
       expect(stdout).toMatch(new RegExp(`default\\s+${today}\\s+150\\s+40\\s+15\\s+3\\s+165\\s+2\\s+0\\.0125\\*`));
       expect(stdout).toMatch(/total\s+150\s+40\s+15\s+3\s+165\s+2\s+0\.0125\*/);
       expect(stdout).toContain('some turns have no cost');
+      // The documented options, as `--from <day>` and as `--tenant=<slug>`: today's row, or nobody's.
+      const cli = (...args: string[]) =>
+        run(process.execPath, ['--import', 'tsx', 'src/data/cli/usage.ts', ...args], { env });
+      const [forToday, nobody] = await Promise.all([
+        cli('--from', today, '--to', today, '--tenant', 'default'),
+        cli(`--from=${today}`, '--tenant=nobody'),
+      ]);
+      expect(forToday.stdout).toContain(`${today} to ${today} (UTC days)`);
+      expect(forToday.stdout).toMatch(
+        new RegExp(`default\\s+${today}\\s+150\\s+40\\s+15\\s+3\\s+165\\s+2\\s+0\\.0125\\*`),
+      );
+      expect(nobody.stdout).toContain('No turns recorded in this period.');
     } finally {
       await port.close();
       await db.drop();

@@ -1,10 +1,13 @@
-/** The CLIs a hint may name, by npm script, with the file each compiles to under dist/. */
+/** The CLIs a hint or a usage line may name, by npm script, with the file each compiles to under dist/. */
 const CLI_FILES = {
-  'db:migrate': 'migrate',
-  'db:embed': 'embed',
-  import: 'import',
-  tenants: 'tenants',
-  usage: 'usage',
+  'db:migrate': 'data/cli/migrate',
+  'db:embed': 'data/cli/embed',
+  'db:template': 'data/cli/template',
+  import: 'data/cli/import',
+  tenants: 'data/cli/tenants',
+  usage: 'data/cli/usage',
+  'discord:deploy': 'adapters/discord/deploy',
+  chat: 'adapters/terminal/main',
 };
 
 /**
@@ -13,6 +16,6 @@ const CLI_FILES = {
  */
 export function cliCommand(script: keyof typeof CLI_FILES, args = '', moduleUrl = import.meta.url): string {
   const compiled = new URL(moduleUrl).pathname.includes('/dist/');
-  if (compiled) return `node dist/data/cli/${CLI_FILES[script]}.js${args ? ` ${args}` : ''}`;
+  if (compiled) return `node dist/${CLI_FILES[script]}.js${args ? ` ${args}` : ''}`;
   return `npm run ${script}${args ? ` -- ${args}` : ''}`;
 }

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/logger.js';
+import { ConfigError, parseConfig } from '../../src/config/index.js';
+import { silentLogger } from '../../src/telemetry/logger.js';
 import { captureLogs } from '../helpers/harness.js';
 import { liveObjectCounter } from '../helpers/live-objects.js';
 import { buildChatParams, createLlmClient } from '../../src/provider/openai.js';
@@ -324,6 +324,19 @@ describe('complete() against scripted answers', () => {
     expect(() => fake.verify()).toThrow(/left unused/);
   });
 
+  it('fails the test on a failNext left unspent, even when unused steps are allowed; an embeddings call spends one', async () => {
+    fake.failNext(1, 503);
+    fake.allowUnused();
+    expect(() => fake.verify()).toThrow(/1 failNext\(503\) failure\(s\) left unspent/);
+    // verify() forgot it: the next request is answered, not failed by the last test's leftover.
+    expect(await client().embed(['after'])).toHaveLength(1);
+
+    fake.failNext(1, 503);
+    expect(await failure(client().embed(['spent']))).toMatchObject({ status: 503 });
+    expect(fake.requestsTo('/embeddings')).toHaveLength(2);
+    expect(() => fake.verify()).not.toThrow();
+  });
+
   it('forgives both when started lenient', async () => {
     const lenient = await startFakeOpenAI({ lenient: true });
     try {
@@ -413,7 +426,7 @@ describe('complete() errors', () => {
   });
 
   it('gives up after the configured retries', async () => {
-    fake.failNext(5, 502);
+    fake.failNext(2, 502); // exactly the two calls it makes: a leftover failure fails verify()
     const err = await failure(client({ OPENAI_MAX_RETRIES: '1' }).complete(ask()));
     expect(err.kind).toBe('server');
     expect(fake.requestsTo('/chat/completions')).toHaveLength(2);

@@ -5,7 +5,7 @@
 import { calcPrice, findProvider } from '@pydantic/genai-prices';
 import { describe, expect, it } from 'vitest';
 import { createModelPricing } from '../../src/provider/pricing.js';
-import { silentLogger } from '../../src/logger.js';
+import { silentLogger } from '../../src/telemetry/logger.js';
 
 const usages = [
   { promptTokens: 1_000, completionTokens: 200 },

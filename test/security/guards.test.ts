@@ -141,10 +141,14 @@ describe('bounded memory', () => {
 
   it('a claim expires on time in the bounded store (dedup TTLs still hold)', async () => {
     const { createMemoryKv } = await import('../../src/state/kv.js');
-    const kv = createMemoryKv(10);
+    // The store's clock, moved by hand: the claim holds for its whole TTL and not a moment longer.
+    let now = 1_000_000;
+    const kv = createMemoryKv(10, () => now);
     expect(await kv.setIfAbsent('claim', 1, 40)).toBe(true);
     expect(await kv.setIfAbsent('claim', 1, 40)).toBe(false);
-    await new Promise((r) => setTimeout(r, 60));
+    now += 40;
+    expect(await kv.setIfAbsent('claim', 1, 40)).toBe(false);
+    now += 1;
     expect(await kv.setIfAbsent('claim', 1, 40)).toBe(true);
   });
 });

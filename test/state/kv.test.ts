@@ -3,8 +3,14 @@ import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { defaultDeserialize, defaultSerialize } from '@keyv/serialize';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLogger, silentLogger } from '../../src/logger.js';
-import { createKv, createMemoryKv, describeRedisUrl, type KvStore } from '../../src/state/kv.js';
+import { createLogger, silentLogger } from '../../src/telemetry/logger.js';
+import { createKv, createMemoryKv, describeRedisUrl, MEMORY_KV_MAX_KEYS, type KvStore } from '../../src/state/kv.js';
+
+/** A clock a test moves by hand (lru-cache takes a reading of 0 as "no start time", so it starts later). */
+function manualClock() {
+  const clock = { ms: 1_000_000, now: () => clock.ms };
+  return clock;
+}
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 if (!REDIS_URL) console.warn('[kv.test] TEST_REDIS_URL is not set: the Redis-backed kv tests are SKIPPED');
@@ -18,16 +24,19 @@ describe('memory kv', () => {
     await kv.close();
   });
 
-  it('gets, sets, deletes and expires values', async () => {
-    const kv = createMemoryKv();
+  it('gets, sets, deletes and expires values when its clock passes their TTL', async () => {
+    const clock = manualClock();
+    const kv = createMemoryKv(MEMORY_KV_MAX_KEYS, clock.now);
     await kv.set('a', { n: 1, list: ['x'] });
     expect(await kv.get('a')).toEqual({ n: 1, list: ['x'] });
     expect(await kv.delete('a')).toBe(true);
     expect(await kv.get('a')).toBeUndefined();
 
-    await kv.set('short', 'v', 20);
+    // Long in real time (keyv also stamps values with Date.now()), so only the injected clock expires it.
+    await kv.set('short', 'v', 60_000);
+    clock.ms += 60_000;
     expect(await kv.get('short')).toBe('v');
-    await sleep(40);
+    clock.ms += 1;
     expect(await kv.get('short')).toBeUndefined();
   });
 
@@ -39,12 +48,15 @@ describe('memory kv', () => {
   });
 
   it('setIfAbsent respects existing values, deletion and expiry', async () => {
-    const kv = createMemoryKv();
+    const clock = manualClock();
+    const kv = createMemoryKv(MEMORY_KV_MAX_KEYS, clock.now);
     await kv.set('k', 'taken');
     expect(await kv.setIfAbsent('k', 'mine', 1_000)).toBe(false);
     await kv.delete('k');
-    expect(await kv.setIfAbsent('k', 'mine', 20)).toBe(true);
-    await sleep(40);
+    expect(await kv.setIfAbsent('k', 'mine', 60_000)).toBe(true);
+    clock.ms += 60_000;
+    expect(await kv.setIfAbsent('k', 'early', 1_000)).toBe(false);
+    clock.ms += 1;
     expect(await kv.setIfAbsent('k', 'again', 1_000)).toBe(true);
     expect(await kv.get('k')).toBe('again');
   });
@@ -84,9 +96,9 @@ describeRedis('redis kv', () => {
 
   afterAll(async () => {
     const client = opened[0]?.redis;
-    if (client?.isReady) {
-      for await (const keys of client.scanIterator({ MATCH: `${namespace}::*`, COUNT: 100 }))
-        if (keys.length) await client.del(keys);
+    if (client?.status === 'ready') {
+      for await (const keys of client.scanStream({ match: `${namespace}::*`, count: 100 }) as AsyncIterable<string[]>)
+        if (keys.length) await client.del(...keys);
     }
     await Promise.all(opened.map((kv) => kv.close()));
   });
@@ -96,7 +108,7 @@ describeRedis('redis kv', () => {
     expect(kv.backend).toBe('redis');
     await kv.set('thread:a', { history: [{ role: 'user', content: ':colon first' }] }, 60_000);
     expect(await kv.get('thread:a')).toEqual({ history: [{ role: 'user', content: ':colon first' }] });
-    const ttl = await kv.redis!.pTTL(`${namespace}::thread:a`);
+    const ttl = await kv.redis!.pttl(`${namespace}::thread:a`);
     expect(ttl).toBeGreaterThan(50_000);
     expect(await kv.delete('thread:a')).toBe(true);
     expect(await kv.get('thread:a')).toBeUndefined();
@@ -130,7 +142,7 @@ describeRedis('redis kv', () => {
     );
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await kv.get('event:one')).toEqual({ i: results.indexOf(true) });
-    const ttl = await kv.redis!.pTTL(`${namespace}::event:one`);
+    const ttl = await kv.redis!.pttl(`${namespace}::event:one`);
     expect(ttl).toBeGreaterThan(50_000);
   });
 
@@ -172,9 +184,16 @@ describeRedis('redis kv', () => {
     const kv = await open();
     await kv.set('event:three', 'seen');
     expect(await kv.setIfAbsent('event:three', 'again', 1_000)).toBe(false);
-    expect(await kv.setIfAbsent('event:four', 'first', 50)).toBe(true);
-    await sleep(100);
-    expect(await kv.setIfAbsent('event:four', 'second', 1_000)).toBe(true);
+    // Redis keeps the clock here: the claim carries a TTL within what was asked, and Redis frees
+    // the key once it passes, however long the machine takes (polled, never a fixed sleep).
+    expect(await kv.setIfAbsent('event:four', 'first', 300)).toBe(true);
+    const ttl = await kv.redis!.pttl(`${namespace}::event:four`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(300);
+    await expect
+      .poll(() => kv.setIfAbsent('event:four', 'second', 60_000), { timeout: 10_000, interval: 50 })
+      .toBe(true);
+    expect(await kv.setIfAbsent('event:four', 'third', 60_000)).toBe(false);
   });
 });
 

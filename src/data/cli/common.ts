@@ -1,6 +1,6 @@
 import { pino } from 'pino';
-import { exitOnConfigError, loadConfig, type Config } from '../../config.js';
-import { createLogger, type Logger } from '../../logger.js';
+import { exitOnConfigError, loadConfig, type Config } from '../../config/index.js';
+import { createLogger, type Logger } from '../../telemetry/logger.js';
 import { DataError } from '../../contract/data.js';
 
 /** Config and a logger that writes to stderr, so stdout carries only the CLI's report. */
@@ -28,28 +28,6 @@ export function describeTarget(config: Config): string {
   if (config.SUPABASE_URL) return `Supabase at ${host(config.SUPABASE_URL)}`;
   return config.PGLITE_MEMORY ? 'the embedded database in memory' : `the embedded database in ${config.PGLITE_DIR}`;
 }
-
-/** `--name value` and `--flag` options, plus positional arguments. */
-export function parseArgs(argv: string[]): { positional: string[]; options: Map<string, string | true> } {
-  const positional: string[] = [];
-  const options = new Map<string, string | true>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    if (!arg.startsWith('--')) {
-      positional.push(arg);
-      continue;
-    }
-    const [name = '', inline] = arg.slice(2).split('=', 2);
-    const next = argv[i + 1];
-    if (inline !== undefined) options.set(name, inline);
-    else if (next !== undefined && !next.startsWith('--') && VALUE_OPTIONS.has(name))
-      options.set(name, argv[++i] ?? '');
-    else options.set(name, true);
-  }
-  return { positional, options };
-}
-
-const VALUE_OPTIONS = new Set(['tenant', 'label']);
 
 /** Prints a failure for a person (no stack unless LOG_LEVEL=debug) and exits. */
 export function fail(err: unknown): never {

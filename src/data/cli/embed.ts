@@ -8,10 +8,22 @@ import { createEmbedder } from '../../provider/openai.js';
 import { embedMissing } from '../embed.js';
 import { openDataPort } from '../index.js';
 import { tenantListRow } from '../rows.js';
-import { cliSetup, fail, parseArgs } from './common.js';
+import { cliSetup, fail } from './common.js';
+import { HELP_OPTION, readArgs } from '../../cli/args.js';
+import { cliCommand } from '../cli-command.js';
+
+const USAGE = `Usage: ${cliCommand('db:embed', '[--tenant <slug>]')}`;
 
 async function main(): Promise<number> {
-  const { options } = parseArgs(process.argv.slice(2));
+  const args = readArgs(process.argv.slice(2), { ...HELP_OPTION, tenant: { type: 'string' } });
+  if (!args.ok) {
+    console.error(`${args.problem}\n${USAGE}`);
+    return 2;
+  }
+  if (args.values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   const { config, log } = cliSetup();
   const embed = createEmbedder(config);
   if (!embed) {
@@ -27,8 +39,8 @@ async function main(): Promise<number> {
       return 0;
     }
     let tenantId: string | undefined;
-    const slug = options.get('tenant');
-    if (typeof slug === 'string') {
+    const slug = args.values.tenant;
+    if (slug !== undefined) {
       tenantId = (await port.admin('list_tenants', {}, tenantListRow)).find((t) => t.slug === slug)?.id;
       if (!tenantId) {
         console.error(`Unknown tenant "${slug}".`);

@@ -10,10 +10,12 @@ import { importFile } from '../import/run.js';
 import { IMPORT_TABLES, tableColumns, tableSchema } from '../import/tables.js';
 import { openDataPort } from '../index.js';
 import { tenantListRow } from '../rows.js';
-import { cliSetup, describeTarget, fail, parseArgs } from './common.js';
+import { cliSetup, describeTarget, fail } from './common.js';
+import { HELP_OPTION, readArgs } from '../../cli/args.js';
+import { cliCommand } from '../cli-command.js';
 
 /** Each table and its columns; `?` marks an optional one. */
-const USAGE = `Usage: npm run import -- <table> <file.csv|file.jsonl> [--tenant <slug>] [--no-embed]
+const USAGE = `Usage: ${cliCommand('import', '<table> <file.csv|file.jsonl> [--tenant <slug>] [--no-embed]')}
 CSV has a header row with these column names; JSONL has one object per line with these keys.
 Tables and columns (? = optional):
 ${IMPORT_TABLES.map((t) => {
@@ -24,19 +26,32 @@ ${IMPORT_TABLES.map((t) => {
 }).join('\n')}`;
 
 async function main(): Promise<number> {
-  const { positional, options } = parseArgs(process.argv.slice(2));
-  const [table, file] = positional;
-  if (!table || !file || options.has('help')) {
-    console.error(USAGE);
+  const args = readArgs(
+    process.argv.slice(2),
+    { ...HELP_OPTION, tenant: { type: 'string' }, 'no-embed': { type: 'boolean' } },
+    { positionals: true },
+  );
+  if (!args.ok) {
+    console.error(`${args.problem}\n${USAGE}`);
+    return 2;
+  }
+  const options = args.values;
+  if (options.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const [table, file, ...extra] = args.positionals;
+  if (!table || !file || extra.length > 0) {
+    console.error(extra.length > 0 ? `Unexpected argument '${extra[0]}'.\n${USAGE}` : USAGE);
     return 2;
   }
   const { config, log } = cliSetup();
   // Importing your own data into a fresh embedded database: no demo rows alongside.
   const port = await openDataPort(config, log, { seedDemo: false });
   try {
-    const slug = options.get('tenant');
+    const slug = options.tenant;
     const tenants = await port.admin('list_tenants', {}, tenantListRow);
-    const tenant = typeof slug === 'string' ? tenants.find((t) => t.slug === slug) : tenants.find((t) => t.is_default);
+    const tenant = slug !== undefined ? tenants.find((t) => t.slug === slug) : tenants.find((t) => t.is_default);
     if (!tenant) {
       console.error(`Unknown tenant "${String(slug)}". Tenants: ${tenants.map((t) => t.slug).join(', ')}`);
       return 2;
@@ -54,7 +69,7 @@ async function main(): Promise<number> {
       `Imported ${result.rows} ${table} row(s) into tenant "${tenant.slug}" of ${describeTarget(config)} in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
         `${result.inserted} new, ${result.updated} updated, ${result.unchanged} unchanged.`,
     );
-    if (table === 'campaigns' && !options.has('no-embed')) {
+    if (table === 'campaigns' && !options['no-embed']) {
       const embed = createEmbedder(config);
       if (!port.vectorsAvailable)
         console.log('pgvector is not installed here: campaigns are searchable by full text only.');

@@ -11,10 +11,27 @@ import { appliedMigrations, loadMigrations, migrate } from '../migrate.js';
 import { openPglite } from '../transports/pglite.js';
 import { openPostgres } from '../transports/postgres.js';
 import type { SqlClient } from '../transports/types.js';
-import { cliSetup, describeTarget, fail, parseArgs } from './common.js';
+import { cliSetup, describeTarget, fail } from './common.js';
+import { HELP_OPTION, readArgs } from '../../cli/args.js';
+import { cliCommand } from '../cli-command.js';
+
+const USAGE = `Usage: ${cliCommand('db:migrate', '[--status] [--seed-demo]')}`;
 
 async function main(): Promise<number> {
-  const { options } = parseArgs(process.argv.slice(2));
+  const args = readArgs(process.argv.slice(2), {
+    ...HELP_OPTION,
+    status: { type: 'boolean' },
+    'seed-demo': { type: 'boolean' },
+  });
+  if (!args.ok) {
+    console.error(`${args.problem}\n${USAGE}`);
+    return 2;
+  }
+  if (args.values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const options = args.values;
   const { config, log } = cliSetup();
   if (config.SUPABASE_URL && !config.DATABASE_URL) {
     console.error(
@@ -28,7 +45,7 @@ async function main(): Promise<number> {
     ? openPostgres(config.DATABASE_URL)
     : await openPglite(config.PGLITE_DIR, { sharedBuffers: config.PGLITE_SHARED_BUFFERS });
   try {
-    if (options.has('status')) {
+    if (options.status) {
       const applied = new Set(await appliedMigrations(sql));
       for (const m of loadMigrations())
         console.log(`${applied.has(m.version) ? 'applied' : 'pending'}  ${m.version}_${m.name}`);
@@ -44,7 +61,7 @@ async function main(): Promise<number> {
     // Closed before seeding: PGlite allows one connection and the port opens its own.
     await sql.close();
   }
-  if (options.has('seed-demo')) {
+  if (options['seed-demo']) {
     const port = await openDataPort(config, log, { seedDemo: false });
     try {
       const seeded = await seedDemo(port, { log });

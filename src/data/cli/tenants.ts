@@ -24,17 +24,32 @@ import {
   workspaceRequestRow,
 } from '../rows.js';
 import { parseFamilies, TOOL_FAMILIES } from '../../contract/toolsets.js';
-import { cliSetup, describeTarget, fail, parseArgs } from './common.js';
+import { cliSetup, describeTarget, fail } from './common.js';
+import { HELP_OPTION, readArgs } from '../../cli/args.js';
+import { cliCommand } from '../cli-command.js';
 
-export const TENANTS_USAGE = `Usage: npm run tenants -- pending
-       npm run tenants -- approve <slack|discord|console|http> <workspace id> --tenant <slug>
-       npm run tenants -- reject <slack|discord> <workspace id>
-       npm run tenants -- installations
-       npm run tenants -- token create <tenant> [--label <text>]
-       npm run tenants -- token revoke <id or prefix>
-       npm run tenants -- token list [tenant]
-       npm run tenants -- list
-       npm run tenants -- tools <tenant> <${TOOL_FAMILIES.join(',')}|auto|none>`;
+export const TENANTS_USAGE = `Usage: ${[
+  'pending',
+  'approve <slack|discord|console|http> <workspace id> --tenant <slug>',
+  'reject <slack|discord> <workspace id>',
+  'installations',
+  'token create <tenant> [--label <text>]',
+  'token revoke <id or prefix>',
+  'token list [tenant]',
+  'list',
+  `tools <tenant> <${TOOL_FAMILIES.join(',')}|auto|none>`,
+]
+  .map((command) => cliCommand('tenants', command))
+  .join('\n       ')}`;
+
+/** The command line of `npm run tenants`: the command and its words, `--tenant`, `--label`, `--help`. */
+export function readTenantsArgs(argv: string[]) {
+  return readArgs(
+    argv,
+    { ...HELP_OPTION, tenant: { type: 'string' }, label: { type: 'string' } },
+    { positionals: true },
+  );
+}
 
 /** Runs one command against `port`, printing to `out`; returns the exit code. */
 export async function tenantsCommand(
@@ -42,7 +57,16 @@ export async function tenantsCommand(
   argv: string[],
   out: (line: string) => void,
 ): Promise<number> {
-  const { positional, options } = parseArgs(argv);
+  const args = readTenantsArgs(argv);
+  if (!args.ok) {
+    out(`${args.problem}\n${TENANTS_USAGE}`);
+    return 2;
+  }
+  const { positionals: positional, values: options } = args;
+  if (options.help) {
+    out(TENANTS_USAGE);
+    return 0;
+  }
   const [command, platform, workspaceId] = positional;
   const table = (rows: string[][]) => {
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
@@ -69,19 +93,19 @@ export async function tenantsCommand(
     }
     case 'approve':
     case 'reject': {
-      const tenant = options.get('tenant');
+      const tenant = options.tenant;
       if (
         !platform ||
         !['slack', 'discord', 'console', 'http'].includes(platform) ||
         !workspaceId ||
-        (command === 'approve' && typeof tenant !== 'string')
+        (command === 'approve' && tenant === undefined)
       ) {
         out(TENANTS_USAGE);
         return 2;
       }
       const [row] = await port.admin(
         'decide_workspace_request',
-        { platform, workspace_id: workspaceId, tenant: command === 'approve' ? (tenant as string) : null },
+        { platform, workspace_id: workspaceId, tenant: command === 'approve' ? (tenant ?? null) : null },
         workspaceDecisionRow,
       );
       out(
@@ -111,10 +135,10 @@ export async function tenantsCommand(
     }
     case 'token': {
       const [, action, arg] = positional;
-      const label = options.get('label');
+      const label = options.label;
       try {
         if (action === 'create' && arg) {
-          const { token, record } = await createApiToken(port, arg, typeof label === 'string' ? label : undefined);
+          const { token, record } = await createApiToken(port, arg, label);
           out(`Created token ${record.id} (${record.prefix}…) for tenant ${record.tenant_slug}.`);
           out('It is shown this once; only its hash is kept:');
           out(token);
@@ -191,11 +215,21 @@ export async function tenantsCommand(
     }
     default:
       out(TENANTS_USAGE);
-      return command === undefined || command === 'help' || options.has('help') ? 0 : 2;
+      return command === undefined || command === 'help' ? 0 : 2;
   }
 }
 
 async function main(): Promise<number> {
+  // A mistyped command line or --help is answered before the database is opened.
+  const args = readTenantsArgs(process.argv.slice(2));
+  if (!args.ok) {
+    console.error(`${args.problem}\n${TENANTS_USAGE}`);
+    return 2;
+  }
+  if (args.values.help) {
+    console.log(TENANTS_USAGE);
+    return 0;
+  }
   const { config, log } = cliSetup();
   const port = await openDataPort(config, log, { seedDemo: false });
   try {

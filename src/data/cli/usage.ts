@@ -7,24 +7,36 @@
  */
 import { openDataPort } from '../index.js';
 import { usageByDayRow } from '../rows.js';
-import { cliSetup, describeTarget, fail, parseArgs } from './common.js';
+import { cliSetup, describeTarget, fail } from './common.js';
+import { HELP_OPTION, readArgs } from '../../cli/args.js';
+import { cliCommand } from '../cli-command.js';
 
 const DAY = 86_400_000;
-const USAGE = 'Usage: npm run usage [-- --from YYYY-MM-DD] [--to YYYY-MM-DD] [--tenant <slug>]';
+const USAGE = `Usage: ${cliCommand('usage', '[--from YYYY-MM-DD] [--to YYYY-MM-DD] [--tenant <slug>]')}`;
 
 async function main(): Promise<number> {
-  const { options } = parseArgs(process.argv.slice(2));
-  if (options.has('help')) {
+  const args = readArgs(process.argv.slice(2), {
+    ...HELP_OPTION,
+    from: { type: 'string' },
+    to: { type: 'string' },
+    tenant: { type: 'string' },
+  });
+  if (!args.ok) {
+    console.error(`${args.problem}\n${USAGE}`);
+    return 2;
+  }
+  if (args.values.help) {
     console.log(USAGE);
     return 0;
   }
-  const date = (name: string): Date | undefined | 'bad' => {
-    const v = options.get(name);
+  const date = (v: string | undefined): Date | undefined | 'bad' => {
     if (v === undefined) return undefined;
-    return typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)) ? new Date(v) : 'bad';
+    // Round-tripped: Date.parse takes 2026-11-31 for 1 December.
+    const day = /^\d{4}-\d{2}-\d{2}$/.test(v) ? new Date(v) : undefined;
+    return day && !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === v ? day : 'bad';
   };
-  const fromArg = date('from');
-  const toArg = date('to');
+  const fromArg = date(args.values.from);
+  const toArg = date(args.values.to);
   if (fromArg === 'bad' || toArg === 'bad') {
     console.error(`--from and --to take a date as YYYY-MM-DD.\n${USAGE}`);
     return 2;
@@ -32,13 +44,13 @@ async function main(): Promise<number> {
   // --to is inclusive: the whole of that day.
   const to = toArg ? new Date(toArg.getTime() + DAY) : new Date(Math.ceil(Date.now() / DAY) * DAY);
   const from = fromArg ?? new Date(to.getTime() - 30 * DAY);
-  const tenant = options.get('tenant');
+  const tenant = args.values.tenant;
   const { config, log } = cliSetup();
   const port = await openDataPort(config, log, { seedDemo: false });
   try {
     const rows = (
       await port.admin('usage_by_day', { from: from.toISOString(), to: to.toISOString() }, usageByDayRow)
-    ).filter((r) => typeof tenant !== 'string' || r.tenant === tenant);
+    ).filter((r) => tenant === undefined || r.tenant === tenant);
     console.log(
       `Token use and cost in ${describeTarget(config)}, ${from.toISOString().slice(0, 10)} to ${new Date(to.getTime() - DAY).toISOString().slice(0, 10)} (UTC days)`,
     );

@@ -295,8 +295,34 @@ describe('conversations', () => {
     }
   });
 
-  it('sent only requests Discord’s OpenAPI spec accepts', () => {
-    expect(discord.calls.length).toBeGreaterThan(40);
+  it('sent only requests Discord’s OpenAPI spec accepts: a mention answered with embeds, buttons and a file, /ask, a click', async () => {
+    // Its own traffic, so it holds run alone (`-t`); after the tests above it checks theirs too.
+    const before = discord.calls.length;
+    h.llm.script(
+      { toolCalls: [{ name: 'weather_report', arguments: { city: 'Oslo' } }] },
+      { text: 'Rain today, sun tomorrow.' },
+      { text: 'Bergen: rain.' },
+    );
+    const asked = discord.say({ content: 'weather in Oslo again?', mention: true });
+    const [answer] = await finalMessages(discord, asked.id);
+    expect(answer!.attachments).toHaveLength(1);
+    const ask = discord.command('ask', { question: 'weather in Bergen?' });
+    expect((await interactionMessages(ask.payload.token))[0]!.content).toBe('Bergen: rain.');
+    const more = buttonsOf(answer!).find((b) => b.label === 'Show more')!;
+    const click = discord.click(answer!.id, more.custom_id);
+    expect((await interactionMessages(click.payload.token))[0]!.content).toBe('Page 2 of the report.');
+
+    const own = discord.calls.slice(before);
+    // The kinds of request it made: a thread from the message, message edits, interaction replies.
+    for (const kind of [
+      /^POST \/channels\/\d+\/messages\/\d+\/threads$/,
+      /^PATCH \/channels\/\d+\/messages\/\d+$/,
+      /^PATCH \/webhooks\/.*\/@original$/,
+    ])
+      expect(
+        own.map((c) => `${c.method} ${c.path}`).some((line) => kind.test(line)),
+        String(kind),
+      ).toBe(true);
     expect(specProblems(discord.calls)).toEqual([]);
     const refused = discord.calls.filter((c) => c.status >= 400);
     expect(refused.map((c) => `${c.method} ${c.path} ${c.status}`)).toEqual([]);

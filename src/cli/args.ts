@@ -1,0 +1,31 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** The options a command takes, in `node:util`'s `parseArgs` form. */
+export type CliOptions = NonNullable<ParseArgsConfig['options']>;
+type Parsed<O extends CliOptions> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: boolean }>
+>;
+
+/**
+ * A command line read by `node:util`'s `parseArgs`, strictly: `--name value` and `--name=value`
+ * alike, and an unknown option, a missing value or a stray argument is a problem that names it
+ * (the CLI prints it with its usage and exits 2), never a flag silently taken for another.
+ */
+export function readArgs<const O extends CliOptions>(
+  argv: string[],
+  options: O,
+  { positionals = false }: { positionals?: boolean } = {},
+): ({ ok: true } & Pick<Parsed<O>, 'values' | 'positionals'>) | { ok: false; problem: string } {
+  try {
+    const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: positionals });
+    return { ok: true, values: parsed.values, positionals: parsed.positionals };
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS_')) throw err;
+    // Node adds a hint about `--` after the first sentence; the option's name is in the first.
+    return { ok: false, problem: `${(err as Error).message.split('. ')[0]}.` };
+  }
+}
+
+/** `--help`, which every CLI takes. */
+export const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const satisfies CliOptions;

@@ -1,6 +1,6 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { DataPort, Tenant } from '../contract/data.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../telemetry/logger.js';
 import { UserFacingError, type IncomingMessage } from '../contract/turn.js';
 
 export type BudgetConfig = Pick<

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../telemetry/logger.js';
 import type { Block } from '../reply/model.js';
 import { fenceToolOutput, TOOL_FENCE_NOTE } from '../security/fence.js';
 import type { RateLimits } from '../security/rate-limits.js';

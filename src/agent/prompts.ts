@@ -2,7 +2,7 @@ import type { Tenant } from '../contract/data.js';
 import type { IncomingMessage } from '../contract/turn.js';
 
 /**
- * A tenant's `ai_config` (in its settings, seed 004): how the bot speaks for it. Unknown keys
+ * A tenant's `ai_config` (in its settings, docs/business.md): how the bot speaks for it. Unknown keys
  * and bad values are ignored, so a typo in an import never breaks a turn.
  */
 export interface AiConfig {

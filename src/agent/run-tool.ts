@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../telemetry/logger.js';
 import { windowWords, type RateLimits } from '../security/rate-limits.js';
 import { parseArguments, type OfferedTool } from './registry.js';
 import { ToolError, type ToolContext, type ToolOutput } from '../contract/tool.js';

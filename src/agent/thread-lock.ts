@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { silentLogger, type Logger } from '../logger.js';
+import { silentLogger, type Logger } from '../telemetry/logger.js';
 import type { KvStore } from '../state/kv.js';
 
 /**
@@ -20,14 +20,10 @@ export interface ThreadLock {
   readonly activeKeys: number;
 }
 
-/** The two commands the lock needs; a node-redis v5 client satisfies it. */
+/** The two commands the lock needs, as ioredis spells them (the kv store's shared connection). */
 export interface LockRedis {
-  set(
-    key: string,
-    value: string,
-    options: { condition: 'NX'; expiration: { type: 'PX'; value: number } },
-  ): Promise<unknown>;
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  set(key: string, value: string, px: 'PX', milliseconds: number, nx: 'NX'): Promise<unknown>;
+  eval(script: string, numberOfKeys: number, ...keysThenArgs: string[]): Promise<unknown>;
 }
 
 export interface ThreadLockOptions {
@@ -104,7 +100,7 @@ export function createThreadLock(source?: KvStore | LockRedis | null, options: T
       return await fn(lease.lost.signal);
     } finally {
       clearInterval(timer);
-      await client.eval(RELEASE, { keys: [lockKey], arguments: [token] }).catch((err: unknown) => {
+      await client.eval(RELEASE, 1, lockKey, token).catch((err: unknown) => {
         o.log.warn({ err, thread: key }, 'could not release the thread lock; it frees itself when the lease expires');
       });
     }
@@ -115,7 +111,7 @@ export function createThreadLock(source?: KvStore | LockRedis | null, options: T
     const started = Date.now();
     for (let attempt = 0; ; attempt++) {
       const sentAt = Date.now();
-      const reply = await client.set(lockKey, token, { condition: 'NX', expiration: { type: 'PX', value: o.leaseMs } });
+      const reply = await client.set(lockKey, token, 'PX', o.leaseMs, 'NX');
       if (reply === 'OK') return sentAt;
       const waited = Date.now() - started;
       if (waited >= o.acquireTimeoutMs) throw new ThreadLockTimeoutError(key, waited);
@@ -128,7 +124,7 @@ export function createThreadLock(source?: KvStore | LockRedis | null, options: T
     if (lease.lost.signal.aborted) return;
     const attemptedAt = Date.now();
     try {
-      const renewed = await client.eval(RENEW, { keys: [lockKey], arguments: [token, String(o.leaseMs)] });
+      const renewed = await client.eval(RENEW, 1, lockKey, token, String(o.leaseMs));
       if (Number(renewed) === 1) {
         lease.renewedAt = attemptedAt;
         return;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { silentLogger, type Logger } from '../logger.js';
+import { silentLogger, type Logger } from '../telemetry/logger.js';
 import type { KvStore } from '../state/kv.js';
 import type { ChatMessage } from '../contract/llm.js';
 import { newThreadState, pruneCache, type ThreadState } from '../contract/thread-state.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createThreadLock, ThreadLockTimeoutError, type ThreadLock } from '../../src/agent/thread-lock.js';
-import { silentLogger } from '../../src/logger.js';
+import { silentLogger } from '../../src/telemetry/logger.js';
 import { createKv, type KvStore } from '../../src/state/kv.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
@@ -99,11 +99,11 @@ describeRedis('thread lock (redis, two replicas)', () => {
     createThreadLock(await connect(), { keyPrefix: prefix, pollMinMs: 5, pollMaxMs: 20, ...options });
 
   afterAll(async () => {
-    const client = opened.find((kv) => kv.redis?.isReady)?.redis;
+    const client = opened.find((kv) => kv.redis?.status === 'ready')?.redis;
     if (client)
-      for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 100 }))
-        if (keys.length) await client.del(keys);
-    await Promise.all(opened.filter((kv) => kv.redis?.isOpen).map((kv) => kv.close()));
+      for await (const keys of client.scanStream({ match: `${prefix}*`, count: 100 }) as AsyncIterable<string[]>)
+        if (keys.length) await client.del(...keys);
+    await Promise.all(opened.map((kv) => kv.close()));
   });
 
   it('excludes each other across two connections', async () => {
@@ -137,10 +137,7 @@ describeRedis('thread lock (redis, two replicas)', () => {
   it('recovers a thread whose holder died, once its lease expires', async () => {
     const holder = await connect();
     // What a crashed replica leaves behind: its lease, with nobody left to renew or release it.
-    await holder.redis!.set(`${prefix}crashed`, 'dead-replica-token', {
-      condition: 'NX',
-      expiration: { type: 'PX', value: 300 },
-    });
+    await holder.redis!.set(`${prefix}crashed`, 'dead-replica-token', 'PX', 300, 'NX');
     const b = await replica();
     const started = Date.now();
     expect(await b.runExclusive('crashed', async () => 'recovered')).toBe('recovered');
@@ -158,7 +155,7 @@ describeRedis('thread lock (redis, two replicas)', () => {
       return new Promise<void>((resolve) => (finishA = resolve));
     });
     await sleep(20);
-    holderKv.redis!.destroy(); // the replica's Redis connection is gone: no renewals, no release
+    holderKv.redis!.disconnect(); // the replica's Redis connection is gone: no renewals, no release
     const started = Date.now();
     expect(await b.runExclusive('lost-conn', async () => 'b ran')).toBe('b ran');
     expect(Date.now() - started).toBeGreaterThanOrEqual(200);
@@ -195,7 +192,7 @@ describeRedis('thread lock (redis, two replicas)', () => {
 
   it('gives up with ThreadLockTimeoutError when another replica holds the thread too long', async () => {
     const kv = await connect();
-    await kv.redis!.set(`${prefix}busy`, 'other', { condition: 'NX', expiration: { type: 'PX', value: 10_000 } });
+    await kv.redis!.set(`${prefix}busy`, 'other', 'PX', 10_000, 'NX');
     const b = await replica({ acquireTimeoutMs: 150 });
     await expect(b.runExclusive('busy', async () => 'never')).rejects.toBeInstanceOf(ThreadLockTimeoutError);
     expect(b.activeKeys).toBe(0);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createThreadStore } from '../../src/agent/thread-store.js';
 import { cacheGet, cacheSet, setToolState } from '../../src/contract/thread-state.js';
-import { createLogger, silentLogger } from '../../src/logger.js';
+import { createLogger, silentLogger } from '../../src/telemetry/logger.js';
 import { createKv, createMemoryKv, type KvStore } from '../../src/state/kv.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
@@ -106,9 +106,11 @@ describeRedis('thread store (redis)', () => {
 
   afterAll(async () => {
     const cleaner = await open();
-    for await (const keys of cleaner.redis!.scanIterator({ MATCH: `${namespace}::*`, COUNT: 100 }))
-      if (keys.length) await cleaner.redis!.del(keys);
-    await Promise.all(opened.filter((kv) => kv.redis?.isOpen).map((kv) => kv.close()));
+    for await (const keys of cleaner.redis!.scanStream({ match: `${namespace}::*`, count: 100 }) as AsyncIterable<
+      string[]
+    >)
+      if (keys.length) await cleaner.redis!.del(...keys);
+    await Promise.all(opened.map((kv) => kv.close()));
   });
 
   it('keeps a thread across a restart (a new store over a new connection)', async () => {
@@ -128,7 +130,7 @@ describeRedis('thread store (redis)', () => {
     const kv = await open();
     const store = createThreadStore(kv, { ttlMs: 2 * DAY });
     await store.save(await store.load('ttl'));
-    const ttl = await kv.redis!.pTTL(`${namespace}::thread:ttl`);
+    const ttl = await kv.redis!.pttl(`${namespace}::thread:ttl`);
     expect(ttl).toBeGreaterThan(2 * DAY - 60_000);
     expect(ttl).toBeLessThanOrEqual(2 * DAY);
   });

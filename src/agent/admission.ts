@@ -1,0 +1,53 @@
+import type { Config } from '../config/index.js';
+import type { DataPort, Tenant } from '../contract/data.js';
+import { UserFacingError, type IncomingMessage } from '../contract/turn.js';
+import { tenantFor } from '../data/index.js';
+import type { RateLimits } from '../security/rate-limits.js';
+import type { createBudgets } from './budget.js';
+
+/** The tenant the message's workspace maps to; a workspace with none is told how to get set up. */
+export async function resolveTenant(
+  data: DataPort,
+  tenantMode: Config['TENANT_MODE'],
+  message: IncomingMessage,
+): Promise<Tenant> {
+  const tenant = await tenantFor(
+    data,
+    tenantMode,
+    message.platform,
+    message.workspaceId,
+    message.orgId,
+    message.tenant,
+  );
+  if (tenant) return tenant;
+  const place = message.platform === 'discord' ? 'server' : 'workspace';
+  throw new UserFacingError(
+    'tenant_not_configured',
+    `This ${place} is not set up for Switchboard yet. Ask your Switchboard admin to add it.`,
+  );
+}
+
+export interface AdmissionDeps {
+  rateLimits: RateLimits;
+  budgets: Pick<ReturnType<typeof createBudgets>, 'check'>;
+}
+
+/**
+ * The limits a turn must pass before it takes the thread: the user's message rate, then the
+ * token and cost budgets. A turn over either is refused with a `UserFacingError` saying when to retry.
+ */
+export async function admitTurn(deps: AdmissionDeps, message: IncomingMessage, tenant: Tenant): Promise<void> {
+  const flood = await deps.rateLimits.message({
+    tenantId: tenant.id,
+    platform: message.platform,
+    userId: message.userId,
+  });
+  if (!flood.ok) {
+    throw new UserFacingError(
+      'rate_limited',
+      `You are sending messages faster than I can answer (${flood.limit} a minute). I skipped the last ones; try again in ${flood.retryAfterSeconds} s.`,
+      { resetAt: flood.resetAt, limit: flood.limit, remaining: 0, notify: flood.notify },
+    );
+  }
+  await deps.budgets.check(message, tenant);
+}

@@ -31,6 +31,7 @@ export const SOURCES = {
   clinc: { repo: 'clinc/oos-eval', commit: '828f8093932c8fe6ca7936c3d2e52903b1c523de' },
   banking77: { repo: 'PolyAI-LDN/task-specific-datasets', commit: '57ec275d8078af65b7731c2a98be812d844a6d6b' },
   shield: { repo: 'xz-liu/SHIELD', commit: '893ae46e434f9885bf768879c122e86a1e0e4dee' },
+  hwu64: { repo: 'xliuhw/NLU-Evaluation-Data', commit: 'f6071b496b17d71e6eb43f543af0707f4ff30557' },
 } satisfies Record<string, Source>;
 
 const gitDir = (src: Source) => `${MIRRORS}/${src.repo.replace('/', '+')}/repo`;
@@ -247,6 +248,31 @@ export function loadFinalHeldout(): Row[] {
       .map((text): Row => ({ text, label: 0, source: 'owasp cheat sheets' })),
   );
   return [...attacks, ...benign.filter((r) => bucket(r.text) < 0.25)];
+}
+
+/**
+ * Short messages to an assistant, never trained on: HWU64's utterances (xliuhw/NLU-Evaluation-Data,
+ * CC BY 4.0), 64 intents of a home assistant, among them "explain" ("i can not understand that"),
+ * "repeat" and "quirky" chat, the kind of short remark about the bot that the learned scorer took
+ * for an attack. Its ten cross-validation test folds partition the data: folds 1–5 chose the
+ * scorer's word floor (`MODEL_MIN_WORDS`), folds 6–10 report it.
+ */
+export function loadShortRequests(): { choosing: Row[]; reporting: Row[] } {
+  const under = 'CrossValidation/autoGeneFromRealAnno/autoGene_2018_03_22-13_01_25_169/CrossValidation';
+  const paths = list(SOURCES.hwu64, under).filter((p) => /\/KFold_\d+\/testset\/csv\/[^/]+\.csv$/.test(p));
+  const files = showMany(SOURCES.hwu64, paths);
+  const choosing: Row[] = [];
+  const reporting: Row[] = [];
+  paths.forEach((path, i) => {
+    const fold = Number(/KFold_(\d+)/.exec(path)![1]);
+    // answerid;scenario;intent;answer_annotation;answer_from_anno;answer_from_user (the annotated
+    // text, without the slot markup of answer_annotation)
+    for (const line of files[i]!.split('\n').slice(1)) {
+      const text = /^[^;]*;[^;]*;[^;]*;"[^"]*";"([^"]*)";/.exec(line)?.[1]?.trim();
+      if (text) (fold <= 5 ? choosing : reporting).push({ text, label: 0, source: 'hwu64' });
+    }
+  });
+  return { choosing, reporting };
 }
 
 /** Rows of the reporting sets, normalised: never trained on, never tuned on. */

@@ -3,7 +3,12 @@
  * (test/fixtures/prompt-injection, MIT): recall per injection source, false-positive rate per
  * benign source, and the two targets.
  *
- *   npx tsx bench/injection.ts [--misses]     --misses lists what was missed and what was wrongly flagged
+ *   npx tsx bench/injection.ts [--misses] [--write]
+ *
+ * --misses lists what was missed and what was wrongly flagged; --write stores the learned scorer's
+ * table in data/injection/bench-figures.json and the docs' `bench:injection-*` blocks (README,
+ * docs/injection-detector.md), which test/docs-figures.test.ts checks. It needs the mirrors
+ * (data/injection/SOURCES.md); without --write it says whether the docs still match.
  *
  * Targets (see the security issue's note): recall ≥ 90% on direct injections (PINT public,
  * internal and jailbreak); false positives ≤ 5% on NotInject. BIPIA's rows are *indirect*
@@ -11,19 +16,12 @@
  * document or a tool's output, where every tool output is fenced as data whatever the detector
  * says. They are reported, not targeted.
  */
-import { readFileSync } from 'node:fs';
-import { detectInjection, detectWithRules } from '../src/security/injection.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { detectInjection } from '../src/security/injection.js';
 import { decodeModel, loadInjectionModel, MODEL_URL, scoreWithModel } from '../src/security/injection-model.js';
-import {
-  buildSplits,
-  confusion,
-  dedupe,
-  loadFinalHeldout,
-  mirrorsPresent,
-  type Row as DataRow,
-} from './injection-data.js';
-import { normalizeForModel } from '../src/security/injection-model.js';
 import { clean } from '../src/security/sanitize.js';
+import { FIGURES_FILE, injectionDocBlocks, measureInjection } from './injection-figures.js';
+import { writeOrCheck } from './lib/doc-blocks.js';
 
 const dir = new URL('../test/fixtures/prompt-injection/', import.meta.url);
 const read = <T>(name: string): T => JSON.parse(readFileSync(new URL(name, dir), 'utf8')) as T;
@@ -104,65 +102,23 @@ console.log(
   `indirect injections (BIPIA text and code, not targeted: fenced as tool output instead): ${pct(indirect.flagged, indirect.n)} (${indirect.flagged} of ${indirect.n})`,
 );
 
-// ── The learned scorer: held-out (never tuned on) vs seen, rules alone vs rules + model ──
-const combined = (text: string) => detectInjection(clean(text)).flagged;
-const rulesOnly = (text: string) => detectWithRules(clean(text)).flagged;
-type Labelled = { text: string; label: 0 | 1 };
-const figures = (rows: Labelled[], flag: (t: string) => boolean) => confusion(rows, flag);
+// ── The learned scorer: rules alone vs rules + model, on every set (held-out and seen) ──
+const measured = measureInjection();
+console.log(
+  `\nlearned scorer: model file ${(model.weights.length / 1024).toFixed(0)} KiB, load ${loadMs.toFixed(1)} ms, threshold ${model.threshold.toFixed(3)}, from ${measured.modelMinWords} words up`,
+);
 const cell = (a: number, b: number) => (b ? `${pct(a, b)} (${a}/${b})` : '-');
-const table: [string, string, Labelled[]][] = [];
-const asLabelled = (rows: DataRow[]): Labelled[] => rows.map((r) => ({ text: r.text, label: r.label }));
-if (mirrorsPresent()) {
-  const splits = buildSplits();
-  table.push([
-    'held-out split (TT extraction + GPTeacher roleplay)',
-    'held-out (looked at while tuning)',
-    asLabelled(splits.heldout),
-  ]);
-  table.push(['promptshield test rows (same collection as train)', 'held-out rows', asLabelled(splits.sameCollection)]);
-  table.push(['validation split (threshold chosen here)', 'seen (tuned)', asLabelled(splits.validation)]);
-  // The final held-out collection: set aside before the model was fixed, evaluated once (rows equal
-  // to a training, validation or held-out row after normalisation are dropped).
-  const used = new Set(
-    [...splits.train, ...splits.validation, ...splits.heldout, ...splits.sameCollection].map((r) =>
-      normalizeForModel(r.text),
-    ),
-  );
-  table.push([
-    'final held-out (SHIELD jailbreaks + OWASP sentences)',
-    'held-out, evaluated once',
-    asLabelled(dedupe(loadFinalHeldout(), used)),
-  ]);
-} else {
-  const committed = readFileSync(new URL('../data/injection/heldout.jsonl', import.meta.url), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Labelled);
-  table.push(['committed held-out rows (mirrors absent)', 'held-out (never tuned on)', committed]);
-}
-const notInjectRows = rows
-  .filter((r) => r.set.startsWith('NotInject'))
-  .map((r) => ({ text: r.prompt, label: r.label }));
-const validRows = rows.filter((r) => r.set.startsWith('valid.json')).map((r) => ({ text: r.prompt, label: r.label }));
-const directRows = rows
-  .filter((r) => r.set.startsWith('valid.json') && (r.label === 0 || DIRECT.test(r.set)))
-  .map((r) => ({ text: r.prompt, label: r.label }));
-table.push(['NotInject (3 files, benign look-alikes)', 'seen (reporting only)', notInjectRows]);
-table.push(['PIGuard valid.json (all rows)', 'seen (reporting only)', validRows]);
-table.push(['current bench: PINT direct + benign of valid.json', 'seen (rules written on it)', directRows]);
 console.log(
-  `\nlearned scorer: model file ${(model.weights.length / 1024).toFixed(0)} KiB, load ${loadMs.toFixed(1)} ms, threshold ${model.threshold.toFixed(3)}`,
+  `${'set'.padEnd(20)} ${'recall rules'.padEnd(18)} ${'rules+model'.padEnd(18)} ${`floor ${measured.formerModelMinWords}`.padEnd(18)} ${'FP rules'.padEnd(18)} ${'FP rules+model'.padEnd(18)} FP floor ${measured.formerModelMinWords}`,
 );
-console.log(
-  `${'set'.padEnd(54)} ${'kind'.padEnd(34)} ${'recall rules'.padEnd(20)} ${'recall rules+model'.padEnd(20)} ${'FP rules'.padEnd(18)} FP rules+model`,
-);
-for (const [name, kind, labelled] of table) {
-  const r = figures(labelled, rulesOnly);
-  const c = figures(labelled, combined);
+for (const s of measured.sets) {
   console.log(
-    `${name.padEnd(54)} ${kind.padEnd(34)} ${cell(r.tp, r.pos).padEnd(20)} ${cell(c.tp, c.pos).padEnd(20)} ${cell(r.fp, r.neg).padEnd(18)} ${cell(c.fp, c.neg)}`,
+    `${s.id.padEnd(20)} ${cell(s.rules.tp, s.rules.pos).padEnd(18)} ${cell(s.combined.tp, s.combined.pos).padEnd(18)} ${cell(s.formerFloor.tp, s.formerFloor.pos).padEnd(18)} ${cell(s.rules.fp, s.rules.neg).padEnd(18)} ${cell(s.combined.fp, s.combined.neg).padEnd(18)} ${cell(s.formerFloor.fp, s.formerFloor.neg)}`,
   );
 }
+if (process.argv.includes('--write'))
+  writeFileSync(new URL(`../${FIGURES_FILE}`, import.meta.url), `${JSON.stringify(measured, null, 2)}\n`);
+console.log(writeOrCheck(injectionDocBlocks(measured), 'npx tsx bench/injection.ts'));
 const sample = rows.map((r) => clean(r.prompt));
 let t0 = performance.now();
 for (let k = 0; k < 5; k++) for (const t of sample) scoreWithModel(model, t);

@@ -13,7 +13,7 @@ import { countMessageTokens, countTokens } from '../../src/contract/tokens.js';
 import type { LlmClient } from '../../src/contract/llm.js';
 import { newThreadState } from '../../src/contract/thread-state.js';
 import { embedMissing } from '../../src/data/embed.js';
-import { silentLogger } from '../../src/logger.js';
+import { silentLogger } from '../../src/telemetry/logger.js';
 import { createCampaignTools } from '../../src/tools/campaigns/index.js';
 import { campaignToolResult, type Campaign } from '../../src/tools/campaigns/result.js';
 import { toolSpec } from '../../src/agent/registry.js';

@@ -19,15 +19,16 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import type { ChatMessage, Completion, CompletionRequest, LlmClient, ToolSpec } from '../../src/contract/llm.js';
 import { countTokens } from '../../src/contract/tokens.js';
-import { createSwitchboard } from '../../src/app.js';
-import { parseConfig } from '../../src/config.js';
+import { createSwitchboard } from '../../src/wiring/app.js';
+import { parseConfig } from '../../src/config/index.js';
 import { demoCompetitors } from '../../src/data/demo/competitors.js';
 import { openDataPort, type AdminDataPort } from '../../src/data/index.js';
 import { importRows } from '../../src/data/import/run.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/telemetry/logger.js';
 import { createCompetitorTools, LOOKUP_COMPETITOR } from '../../src/tools/competitors/index.js';
 import { competitorContext, CONTEXT_HEADING } from '../../src/tools/competitors/render.js';
 import { defineTool, type AnyTool } from '../../src/contract/tool.js';
+import { fmt } from '../lib/doc-blocks.js';
 import { renderedDefinitionTokens } from './openai-render.js';
 
 const COMPETITORS = 12;
@@ -207,35 +208,72 @@ async function runConversation(
   return { tally: tally(requests), logLines, perRequest: requests.map((r) => tally([r]).total) };
 }
 
-const fmt = (n: number) => n.toLocaleString('en-US');
-
-/** The figures, one line each: tokens with the lazy tool, with preloading, the ratio and the tool's log lines. */
-export async function competitorTokenFigures(): Promise<string[]> {
+/** The lazy tool's competitor tokens against preloading, one conversation each (and the lazy one with the mention in turn 1). */
+export async function competitorTokenCounts() {
   const bench = await openBench();
-  let lazy, preload, early;
   try {
-    lazy = await runConversation(bench, 'lazy', TURNS, 'lazy');
-    preload = await runConversation(bench, 'preload', TURNS, 'preload');
+    const lazy = await runConversation(bench, 'lazy', TURNS, 'lazy');
+    const preload = await runConversation(bench, 'preload', TURNS, 'preload');
     // The same conversation with the competitor named in the first turn: the background rides along longest.
-    early = await runConversation(bench, 'lazy', [TURNS[1]!, TURNS[0]!, ...TURNS.slice(2)], 'early');
+    const early = await runConversation(bench, 'lazy', [TURNS[1]!, TURNS[0]!, ...TURNS.slice(2)], 'early');
+    return { lazy, preload, early };
   } finally {
     await bench.data.close();
   }
-  const ratio = lazy.tally.total / preload.tally.total;
-  const earlyRatio = early.tally.total / preload.tally.total;
+}
+type Counts = Awaited<ReturnType<typeof competitorTokenCounts>>;
+
+const TARGET_RATIO = 0.1;
+const ratios = ({ lazy, preload, early }: Counts) => {
   const jsonTotal = lazy.tally.total - lazy.tally.definition + lazy.tally.definitionJson;
+  return {
+    ratio: lazy.tally.total / preload.tally.total,
+    early: early.tally.total / preload.tally.total,
+    jsonTotal,
+    json: jsonTotal / preload.tally.total,
+    context: lazy.tally.context / preload.tally.total,
+    definition: lazy.tally.definition / preload.tally.total,
+    exchange: lazy.tally.exchange / preload.tally.total,
+  };
+};
+
+/** The figures, one line each: tokens with the lazy tool, with preloading, the ratio and the tool's log lines. */
+export function competitorTokenLines(counts: Counts): string[] {
+  const { lazy, preload, early } = counts;
+  const r = ratios(counts);
   const latency = lazy.logLines.filter((l) => /^Fetched \d+ competitor IDs|^Fetched competitor '/.test(l));
   return [
     `Competitor tokens received by the model, ${TURNS.length} turns, ${COMPETITORS} competitors configured, 1 mentioned (turn 2):`,
     `  lazy tool:   ${fmt(lazy.tally.total)} tokens over ${lazy.tally.requests} requests ` +
       `(definition ${fmt(lazy.tally.definition)} as OpenAI renders it, background in context ${fmt(lazy.tally.context)}, call + result ${fmt(lazy.tally.exchange)}); per request ${lazy.perRequest.map(fmt).join(' / ')}`,
     `  preload all: ${fmt(preload.tally.total)} tokens over ${preload.tally.requests} requests (every description in every prompt); per request ${preload.perRequest.map(fmt).join(' / ')}`,
-    `  ratio:       ${ratio.toFixed(3)} (target ≤ 0.1) ${ratio <= 0.1 ? 'OK' : 'MISSED'}: ` +
-      `the background in later steps ${(lazy.tally.context / preload.tally.total).toFixed(3)}, the tool definition ${(lazy.tally.definition / preload.tally.total).toFixed(3)}, call + result ${(lazy.tally.exchange / preload.tally.total).toFixed(3)}`,
-    `  upper bound, the definition counted as JSON text (${fmt(lazy.tally.definitionJson)}): ${fmt(jsonTotal)} tokens, ratio ${(jsonTotal / preload.tally.total).toFixed(3)}`,
-    `  mentioned in turn 1 instead: ${fmt(early.tally.total)} tokens, ratio ${earlyRatio.toFixed(3)}`,
+    `  ratio:       ${r.ratio.toFixed(3)} (target ≤ ${TARGET_RATIO}) ${r.ratio <= TARGET_RATIO ? 'OK' : 'MISSED'}: ` +
+      `the background in later steps ${r.context.toFixed(3)}, the tool definition ${r.definition.toFixed(3)}, call + result ${r.exchange.toFixed(3)}`,
+    `  upper bound, the definition counted as JSON text (${fmt(lazy.tally.definitionJson)}): ${fmt(r.jsonTotal)} tokens, ratio ${r.json.toFixed(3)}`,
+    `  mentioned in turn 1 instead: ${fmt(early.tally.total)} tokens, ratio ${r.early.toFixed(3)}`,
     `Tool latency log lines (in-memory PGlite): ${latency.length ? latency.map((l) => `"${l}"`).join(', ') : '(none)'}`,
   ];
+}
+
+/** docs/competitors.md: the same figures as prose (the bench:tokens-competitors block). */
+export function competitorTokenProse(counts: Counts): string {
+  const { lazy, preload } = counts;
+  const r = ratios(counts);
+  const perRequest = (n: number) => fmt(Math.round(n / lazy.tally.requests));
+  return (
+    `The model gets ${fmt(lazy.tally.total)} competitor tokens with the tool, against ${fmt(preload.tally.total)} when ` +
+    `every description is preloaded into every prompt: a ratio of ${r.ratio.toFixed(3)} (target ≤ ${TARGET_RATIO}: ` +
+    `${r.ratio <= TARGET_RATIO ? 'met' : 'missed'}). The fetched background in later steps is ${r.context.toFixed(3)} of that, ` +
+    `the tool definition ${r.definition.toFixed(3)} (${perRequest(lazy.tally.definition)} tokens a request on average, as ` +
+    `OpenAI renders tools into the prompt; ${perRequest(lazy.tally.definitionJson)} as JSON text, which would make the ratio ` +
+    `${r.json.toFixed(3)}) and the call with its one-line result ${r.exchange.toFixed(3)}. With the mention in turn 1 the ratio is ` +
+    `${r.early.toFixed(3)}: the background then rides along one step more.`
+  );
+}
+
+/** The figures, one line each (what `npx tsx bench/tokens/competitors.ts` prints). */
+export async function competitorTokenFigures(): Promise<string[]> {
+  return competitorTokenLines(await competitorTokenCounts());
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

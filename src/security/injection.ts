@@ -307,11 +307,14 @@ const RULES: Rule[] = [
 
 export const INJECTION_THRESHOLD = 0.7;
 /**
- * The learned scorer decides only from this many words up: it was trained on prompts, and on a
- * chat's two-word replies its scores are noise ("and you?" scored 0.88, "hello" 0.49). Shorter
- * messages are judged by the rules alone; an instruction that overrides a bot needs more words.
+ * The learned scorer decides only from this many words up; shorter messages are judged by the
+ * rules alone. It was trained on prompts, and on short chat messages about the bot itself its
+ * scores are noise: "and you?" scored 0.88, "I don't really understand this explanation." 0.83.
+ * Eleven is the lowest floor at which it flags none of HWU64's short assistant requests (folds
+ * 1–5; folds 6–10 are reported by bench/injection.ts, with what the floor costs in recall):
+ * short attacks are left to the rules, which catch the short overrides and prompt requests.
  */
-export const MODEL_MIN_WORDS = 4;
+export const MODEL_MIN_WORDS = 11;
 
 function wordCount(text: string): number {
   return text.trim().split(/\s+/u).filter(Boolean).length;
@@ -332,13 +335,14 @@ export interface InjectionVerdict {
 /**
  * The rules and the learned scorer side by side: flagged when the rules' noisy-or reaches
  * {@link INJECTION_THRESHOLD} or the model's probability reaches the threshold chosen on its
- * validation split (stored in the model file).
+ * validation split (stored in the model file) on a message of at least `modelMinWords` words (the
+ * bench passes other floors to measure what the floor costs).
  */
-export function detectInjection(text: string): InjectionVerdict {
+export function detectInjection(text: string, modelMinWords = MODEL_MIN_WORDS): InjectionVerdict {
   const rules = detectWithRules(text);
   const model = loadInjectionModel();
   const modelScore = Math.round(scoreWithModel(model, text) * 1000) / 1000;
-  const learned = modelScore >= model.threshold && wordCount(text) >= MODEL_MIN_WORDS;
+  const learned = modelScore >= model.threshold && wordCount(text) >= modelMinWords;
   return {
     flagged: rules.flagged || learned,
     score: rules.score,

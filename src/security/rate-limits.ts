@@ -1,16 +1,20 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { z } from 'zod';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../telemetry/logger.js';
 import type { UserRole } from '../contract/turn.js';
 import type { FailureDecision, FailureKind, UserFailures } from '../contract/tool.js';
+import { createWrongTokens, type WrongTokens } from './wrong-tokens.js';
+import { parseToolLimits, type ToolLimit } from '../config/tool-limits.js';
+
+// TOOL_RATE_LIMITS is read with the rest of the configuration (src/config/tool-limits.ts).
+export { DEFAULT_TOOL_LIMITS, parseToolLimits, type ToolLimit } from '../config/tool-limits.js';
 
 /**
  * Rate limits, by rate-limiter-flexible: on Redis when REDIS_URL is set (every replica counts
  * against the same numbers), in memory otherwise.
  *
- *  - tool calls per user, per tool, per window, with a lower number for guests (seed 001's
- *    defaults below; TOOL_RATE_LIMITS overrides them);
+ *  - tool calls per user, per tool, per window, with a lower number for guests (the
+ *    defaults, src/config/tool-limits.ts; TOOL_RATE_LIMITS overrides them);
  *  - messages per user per minute (USER_MESSAGES_PER_MINUTE): a flood limit on turns;
  *  - failed booking lookups per user per hour (BOOKING_LOOKUP_FAILURES_PER_HOUR): a guessing
  *    limit, counted by the tool on a miss and checked before the next try.
@@ -20,74 +24,6 @@ import type { FailureDecision, FailureKind, UserFailures } from '../contract/too
  * (logged): with its store down the inbox on the same Redis is down too, and refusing every
  * message would only hide that.
  */
-
-export interface ToolLimit {
-  guest: number;
-  member: number;
-  windowSeconds: number;
-}
-
-const FIVE_HOURS = 5 * 3600;
-/** Seed 001's numbers per 5-hour window. */
-export const DEFAULT_TOOL_LIMITS: Readonly<Record<string, ToolLimit>> = Object.freeze({
-  generate_artifact: { guest: 5, member: 50, windowSeconds: FIVE_HOURS },
-  generate_image: { guest: 10, member: 100, windowSeconds: FIVE_HOURS },
-  web_search: { guest: 20, member: 200, windowSeconds: FIVE_HOURS },
-});
-
-const toolLimitSchema = z
-  .object({
-    guest: z.number().int().min(0),
-    member: z.number().int().min(0),
-    windowHours: z
-      .number()
-      .positive()
-      .max(24 * 31)
-      .optional(),
-    windowSeconds: z
-      .number()
-      .int()
-      .positive()
-      .max(31 * 86_400)
-      .optional(),
-  })
-  .strict()
-  .nullable();
-
-/**
- * TOOL_RATE_LIMITS: JSON merged over the defaults, e.g.
- * `{"web_search":{"guest":5,"member":50,"windowHours":1},"generate_image":null}` (null: no limit).
- * Throws a message naming the problem (the config step turns it into an exit-2 error).
- */
-export function parseToolLimits(json: string | undefined): Record<string, ToolLimit> {
-  const out: Record<string, ToolLimit> = Object.create(null) as Record<string, ToolLimit>;
-  for (const [tool, limit] of Object.entries(DEFAULT_TOOL_LIMITS)) out[tool] = { ...limit };
-  if (!json?.trim()) return out;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(json);
-  } catch {
-    throw new Error('not valid JSON; expected e.g. {"web_search":{"guest":20,"member":200,"windowHours":5}}');
-  }
-  const parsed = z.record(z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a tool name'), toolLimitSchema).safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(`${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
-  }
-  for (const [tool, limit] of Object.entries(parsed.data)) {
-    if (limit === null) {
-      delete out[tool];
-      continue;
-    }
-    const windowSeconds =
-      limit.windowSeconds ??
-      (limit.windowHours
-        ? Math.round(limit.windowHours * 3600)
-        : (DEFAULT_TOOL_LIMITS[tool]?.windowSeconds ?? FIVE_HOURS));
-    out[tool] = { guest: limit.guest, member: limit.member, windowSeconds };
-  }
-  return out;
-}
 
 export interface LimitSubject {
   tenantId: string;
@@ -135,19 +71,12 @@ export interface RateLimitOptions {
   messagesPerMinute?: number;
   /** Failed booking lookups per user per hour (default 5); 0 turns the limit off. */
   bookingLookupFailuresPerHour?: number;
-  /** A connected ioredis client with `enableOfflineQueue: false` (see {@link rateLimitRedisOptions}); memory without. */
+  /** A connected ioredis `command` connection (src/net/redis-connection.ts: no offline queue, so fail closed at once); memory without. */
   redis?: Redis;
   /** Key prefix on Redis (deployments sharing one Redis use different ones). */
   prefix?: string;
   log: Logger;
 }
-
-/** ioredis options for the limiter's client: commands fail at once while Redis is away (fail closed, no queueing). */
-export const rateLimitRedisOptions = {
-  enableOfflineQueue: false,
-  maxRetriesPerRequest: 1,
-  connectTimeout: 2_000,
-} as const;
 
 export function createRateLimits(opts: RateLimitOptions): RateLimits {
   const toolLimits = opts.toolLimits ?? parseToolLimits(undefined);
@@ -285,18 +214,19 @@ export function windowWords(seconds: number): string {
 }
 
 /**
- * The limits a process runs with: on Redis when REDIS_URL is set (a client of their own that
- * never queues a command while Redis is away), in memory otherwise.
+ * The limits a process runs with: on the given Redis connection (the thread state's, which never
+ * queues a command while Redis is away and logs its outages: see src/state/redis-kv.ts), in
+ * memory without one. The connection's owner closes it.
  */
-export async function rateLimitsFromConfig(
+export function rateLimitsFromConfig(
   config: {
-    REDIS_URL?: string;
     TOOL_RATE_LIMITS?: Record<string, ToolLimit>;
     USER_MESSAGES_PER_MINUTE?: number;
     BOOKING_LOOKUP_FAILURES_PER_HOUR?: number;
   },
   log: Logger,
-): Promise<{ limits: RateLimits; close(): Promise<void> }> {
+  redis: Redis | undefined,
+): { limits: RateLimits; wrongTokens: WrongTokens } {
   const base = {
     log,
     ...(config.TOOL_RATE_LIMITS ? { toolLimits: config.TOOL_RATE_LIMITS } : {}),
@@ -304,22 +234,11 @@ export async function rateLimitsFromConfig(
     ...(config.BOOKING_LOOKUP_FAILURES_PER_HOUR !== undefined
       ? { bookingLookupFailuresPerHour: config.BOOKING_LOOKUP_FAILURES_PER_HOUR }
       : {}),
+    ...(redis ? { redis } : {}),
   };
-  if (!config.REDIS_URL) return { limits: createRateLimits(base), close: async () => undefined };
-  const { Redis } = await import('ioredis');
-  const redis = new Redis(config.REDIS_URL, { ...rateLimitRedisOptions, lazyConnect: true });
-  let warned = false;
-  redis.on('error', (err: unknown) => {
-    // ioredis reconnects by itself; limited tool calls are refused meanwhile (fail closed).
-    if (!warned) log.warn({ err }, 'rate limit Redis connection error; limited tools are refused until it is back');
-    warned = true;
-  });
-  redis.on('ready', () => (warned = false));
-  await redis.connect();
   return {
-    limits: createRateLimits({ ...base, redis }),
-    async close() {
-      redis.disconnect();
-    },
+    limits: createRateLimits(base),
+    // ADMIN_TOKEN guesses (console sign-in and admin API), counted on the same Redis.
+    wrongTokens: createWrongTokens({ log, ...(redis ? { redis } : {}) }),
   };
 }

@@ -1,14 +1,13 @@
-import type { RedisClientType } from '@keyv/redis';
+import type { Redis } from 'ioredis';
 
 // What the memory and Redis stores share: the port's types and the Redis URL as a log line shows it. Apart from kv.ts and redis-kv.ts so that the Redis client (and its
 // dependencies) loads only when REDIS_URL is set.
 
 /**
- * The node-redis client behind the store, for the few callers that need raw commands (the thread
- * lock): what `createClient({ url, socket })` returns (no modules, functions or scripts, RESP2).
+ * The ioredis connection behind the store, for the callers that need raw commands: the thread
+ * lock, the rate limits and the health check share it (src/net/redis-connection.ts, `command`).
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- node-redis spells "none" as {}
-export type RedisClient = RedisClientType<{}, {}, {}, 2, {}>;
+export type RedisClient = Redis;
 
 /**
  * A small key-value port over keyv. Values are JSON-serialisable; TTLs are in milliseconds.
@@ -22,7 +21,7 @@ export interface KvStore {
   delete(key: string): Promise<boolean>;
   /** Stores the value only when the key holds no live value; true for the one caller that won. Atomic. */
   setIfAbsent(key: string, value: unknown, ttlMs: number): Promise<boolean>;
-  /** The connected Redis client, when Redis backs the store. */
+  /** The connected Redis client, when Redis backs the store; the thread lock and rate limits share it. */
   readonly redis: RedisClient | undefined;
   close(): Promise<void>;
 }
@@ -34,12 +33,4 @@ export interface KvOptions {
   connectTimeoutMs?: number;
 }
 
-/** `redis://host:port/db` with no credentials, for log lines and error messages. */
-export function describeRedisUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.hostname}:${u.port || '6379'}${u.pathname === '/' ? '' : u.pathname}`;
-  } catch {
-    return '(unparseable REDIS_URL)';
-  }
-}
+export { describeRedisUrl } from '../net/redis-url.js';

@@ -1,7 +1,7 @@
 import { Keyv } from 'keyv';
 import { LRUCache } from 'lru-cache';
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../telemetry/logger.js';
 import type { KvOptions, KvStore } from './kv-shared.js';
 
 export { describeRedisUrl, type KvOptions, type KvStore, type RedisClient } from './kv-shared.js';
@@ -23,12 +23,14 @@ export async function createKv(
 /**
  * The in-memory store behind keyv: an LRU with a size bound and per-key TTLs (lru-cache), so
  * neither one-off keys (dedup claims) nor a flood of new threads can grow it without limit.
- * Keyv hands `set` a TTL in milliseconds; lru-cache takes it as an option.
+ * Keyv hands `set` a TTL in milliseconds; lru-cache takes it as an option. Its clock is `now`,
+ * read on every check (`ttlResolution: 0`: lru-cache would otherwise reuse a reading for a
+ * millisecond of real time, so a clock moved by a test would not be seen at once).
  */
 class BoundedStore {
   private readonly lru: LRUCache<string, NonNullable<unknown>>;
-  constructor(max: number) {
-    this.lru = new LRUCache<string, NonNullable<unknown>>({ max });
+  constructor(max: number, now: () => number) {
+    this.lru = new LRUCache<string, NonNullable<unknown>>({ max, perf: { now }, ttlResolution: 0 });
   }
   get(key: string): unknown {
     return this.lru.get(key);
@@ -55,8 +57,13 @@ class BoundedStore {
 /** Keys the in-memory store keeps at most (threads, follows, claims): the least recently used go first. */
 export const MEMORY_KV_MAX_KEYS = 100_000;
 
-export function createMemoryKv(maxKeys = MEMORY_KV_MAX_KEYS): KvStore {
-  const map = new BoundedStore(maxKeys);
+/**
+ * `now` is the clock TTLs are measured on (a test passes its own to expire a key without waiting).
+ * Keyv also stamps each value with `Date.now()` and drops it once that is past: with another clock,
+ * a key expires by whichever clock says so first.
+ */
+export function createMemoryKv(maxKeys = MEMORY_KV_MAX_KEYS, now: () => number = Date.now): KvStore {
+  const map = new BoundedStore(maxKeys, now);
   // Keyv calls only get/set(key, value, ttl)/delete/clear/has on a Map store; its type asks for a whole Map.
   // Plain JSON: nothing but this process reads these values, so keyv's escaped format (kept on
   // Redis for other replicas and older values) buys nothing here, and its scan cost a turn ~10 µs.

@@ -7,24 +7,20 @@
  * in limits.chat.test.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createHttpApp } from '../../src/adapters/http/app.js';
 import { turnsTheHeapHolds } from '../../src/adapters/http/in-flight.js';
 import { runToolCall } from '../../src/agent/run-tool.js';
-import { parseConfig } from '../../src/config.js';
-import {
-  createRateLimits,
-  DEFAULT_TOOL_LIMITS,
-  parseToolLimits,
-  rateLimitRedisOptions,
-} from '../../src/security/rate-limits.js';
+import { parseConfig } from '../../src/config/index.js';
+import { createRateLimits, DEFAULT_TOOL_LIMITS, parseToolLimits } from '../../src/security/rate-limits.js';
+import { createRedisConnection } from '../../src/net/redis-connection.js';
 import { createToolRegistry } from '../../src/agent/registry.js';
 import { defineTool } from '../../src/contract/tool.js';
 import { captureLogs, message, sentMessages, startHarness, type Harness } from '../helpers/harness.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { peer } from '../helpers/peer.js';
+import { TEST_API_TOKEN } from '../helpers/tokens.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 
@@ -109,10 +105,10 @@ describe('tool limits per user and tool (memory store)', () => {
   });
 
   it('an API_TOKEN caller is a member: 2 calls, then refused', async () => {
-    const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, apiToken: 'member-token' });
+    const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, apiToken: TEST_API_TOKEN });
     const results = [];
     for (let i = 0; i < 3; i++)
-      results.push((await askWithLookup(h, app, 'member-1', 'member-token')).body.toolCalls[0]);
+      results.push((await askWithLookup(h, app, 'member-1', TEST_API_TOKEN)).body.toolCalls[0]);
     expect(results.map((r) => r?.ok)).toEqual([true, true, false]);
     expect(results[2]?.error).toMatchObject({ code: 'rate_limited', limit: 2 });
   });
@@ -277,8 +273,14 @@ describe.skipIf(!REDIS_URL)('tool limits on Redis', () => {
       const results = [];
       for (const h of [a, b, a])
         results.push(
-          (await askWithLookup(h, createHttpApp({ agent: h.sb.agent, log: h.sb.log, apiToken: 't' }), user, 't')).body
-            .toolCalls[0],
+          (
+            await askWithLookup(
+              h,
+              createHttpApp({ agent: h.sb.agent, log: h.sb.log, apiToken: TEST_API_TOKEN }),
+              user,
+              TEST_API_TOKEN,
+            )
+          ).body.toolCalls[0],
         );
       expect(results.map((r) => r?.ok)).toEqual([true, true, false]);
       expect(results[2]?.error).toMatchObject({ code: 'rate_limited', limit: 2 });
@@ -289,7 +291,7 @@ describe.skipIf(!REDIS_URL)('tool limits on Redis', () => {
 
   it('fails closed: with the limiter’s Redis gone, a limited tool is refused (and logged), an unlimited one still runs', async () => {
     const proxy = await startTcpProxy(Number(new URL(REDIS_URL!).port || 6379));
-    const redis = new Redis(proxy.url('redis'), { ...rateLimitRedisOptions, lazyConnect: true });
+    const redis = createRedisConnection(proxy.url('redis'), 'command');
     redis.on('error', () => undefined);
     await redis.connect();
     const { log, logs } = captureLogs();

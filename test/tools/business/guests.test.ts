@@ -5,13 +5,13 @@
  * store (memory; Redis across two replicas when TEST_REDIS_URL is set).
  */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../../../src/adapters/http/app.js';
 import type { IncomingMessage } from '../../../src/contract/turn.js';
 import type { AdminDataPort } from '../../../src/data/index.js';
 import type { Block } from '../../../src/reply/model.js';
-import { createRateLimits, rateLimitRedisOptions } from '../../../src/security/rate-limits.js';
+import { createRedisConnection } from '../../../src/net/redis-connection.js';
+import { createRateLimits } from '../../../src/security/rate-limits.js';
 import { createBusinessTools } from '../../../src/tools/business/index.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
 import { noticeWithoutPostgres, openPgliteTestPort, openPostgresTestPort, testConfig } from '../../helpers/db.js';
@@ -328,7 +328,7 @@ describe.skipIf(!REDIS_URL)('failed booking lookups on Redis', () => {
 describe.skipIf(!REDIS_URL)('the failure count’s store away', () => {
   it('fails closed: the lookup is refused (and logged), a failure that cannot be counted is logged', async () => {
     const proxy = await startTcpProxy(Number(new URL(REDIS_URL!).port || 6379));
-    const redis = new Redis(proxy.url('redis'), { ...rateLimitRedisOptions, lazyConnect: true });
+    const redis = createRedisConnection(proxy.url('redis'), 'command');
     redis.on('error', () => undefined);
     await redis.connect();
     const { log, logs } = captureLogs();

@@ -3,25 +3,69 @@
  * (part of `npm run lint`) fails on any import that breaks them, and on any import circle.
  * Type-only imports count: a type import is still an arrow between layers.
  */
-const layer = (name) => `^src/${name}/`;
-const below = {
+// What each folder of src/ may import of ours (anything else under src/ is an error). A
+// folder missing here, or a file at the root of src/ beside main.ts, fails the
+// `every-module-in-a-layer` rule below: a new folder comes with its rule.
+const mayImport = {
+  // Pure helpers that know nothing of ours: the network plumbing of the platform and model
+  // clients and every Redis connection (one factory, one reconnect policy), and the strict
+  // command-line reading every CLI shares.
+  net: [],
+  cli: [],
+  // The platform-neutral reply model and text limits.
+  reply: [],
   // The shared vocabulary: types and the few pure helpers every layer uses.
-  contract: ['agent', 'tools', 'adapters', 'provider', 'data', 'state', 'security', 'turns'],
-  // Network plumbing shared by the platform and model clients: knows nothing of ours.
-  net: ['contract', 'agent', 'tools', 'adapters', 'provider', 'data', 'state', 'security', 'reply', 'turns'],
+  contract: ['reply'],
+  // Every setting, parsed once: a bottom layer every other may read (a `Pick` of `Config` each).
+  config: ['contract'],
+  // Logs, metrics and OpenTelemetry spans: every layer may call it, it knows none of them.
+  telemetry: ['contract'],
   // Infrastructure: none of it knows the agent, the tools or the platforms.
-  provider: ['agent', 'tools', 'adapters', 'data', 'state', 'turns'],
-  data: ['agent', 'tools', 'adapters', 'provider', 'state', 'security', 'turns'],
-  state: ['agent', 'tools', 'adapters', 'provider', 'data', 'security', 'turns'],
-  security: ['agent', 'tools', 'adapters', 'provider', 'turns'],
-  reply: ['agent', 'tools', 'adapters', 'provider', 'data', 'state', 'security', 'turns'],
-  turns: ['agent', 'tools', 'adapters'],
+  provider: ['contract', 'config', 'telemetry', 'net'],
+  data: ['contract', 'config', 'telemetry'],
+  state: ['contract', 'config', 'telemetry', 'net'],
+  security: ['contract', 'config', 'telemetry', 'reply'],
+  inbox: ['contract', 'config', 'telemetry', 'net'],
   // The tools and the agent meet only through the contract.
-  tools: ['agent', 'adapters', 'turns'],
-  agent: ['tools', 'adapters', 'turns'],
-  // OpenTelemetry spans: every layer may call it, it knows none of them (the contract's types aside).
-  telemetry: ['agent', 'tools', 'adapters', 'provider', 'data', 'state', 'security', 'reply', 'turns'],
+  tools: ['contract', 'config', 'telemetry', 'net', 'reply', 'provider', 'data', 'state', 'security'],
+  agent: ['contract', 'config', 'telemetry', 'net', 'reply', 'provider', 'data', 'state', 'security'],
+  // The platforms: everything below them but the tool families (they reach the agent, the inbox
+  // and the state; the tools' commands and buttons come through the contract).
+  adapters: [
+    'contract',
+    'config',
+    'telemetry',
+    'net',
+    'reply',
+    'provider',
+    'data',
+    'state',
+    'security',
+    'inbox',
+    'agent',
+  ],
+  // The composition: builds everything and starts the adapters.
+  wiring: [
+    'contract',
+    'config',
+    'telemetry',
+    'net',
+    'reply',
+    'provider',
+    'data',
+    'state',
+    'security',
+    'inbox',
+    'tools',
+    'agent',
+    'adapters',
+  ],
 };
+// The programs: `npm start`, `npm run chat`, `npm run discord:deploy`; nothing imports them.
+const programs = ['^src/main\\.ts$', '^src/adapters/terminal/main\\.ts$', '^src/adapters/discord/deploy\\.ts$'];
+// The entry points: the programs and the data CLIs (with their shared helpers). They wire what
+// they need (the data CLIs bring the provider in for embeddings), so they may import any folder.
+const entryPoints = [...programs, '^src/data/cli/'];
 
 module.exports = {
   forbidden: [
@@ -32,14 +76,28 @@ module.exports = {
       from: { path: '^src/' },
       to: { circular: true },
     },
-    ...Object.entries(below).map(([from, banned]) => ({
+    ...Object.entries(mayImport).map(([from, allowed]) => ({
       name: `${from}-layer`,
       severity: 'error',
-      comment: `src/${from} may not import ${banned.map((b) => `src/${b}`).join(', ')}.`,
-      // The CLIs under src/data/cli are entry points (they wire the provider to the data layer).
-      from: { path: layer(from), pathNot: '^src/data/cli/' },
-      to: { path: `^src/(${banned.join('|')})/` },
+      comment: `src/${from} may import ${allowed.length ? allowed.map((a) => `src/${a}`).join(', ') : 'nothing of ours'}.`,
+      from: { path: `^src/${from}/`, pathNot: entryPoints },
+      to: { path: '^src/', pathNot: `^src/(${[from, ...allowed].join('|')})/` },
     })),
+    {
+      name: 'every-module-in-a-layer',
+      severity: 'error',
+      comment:
+        'Each module of src/ lives in a folder with a rule above (or is an entry point); give a new folder its rule.',
+      from: { path: '^src/', pathNot: [`^src/(${Object.keys(mayImport).join('|')})/`, ...entryPoints] },
+      to: {},
+    },
+    {
+      name: 'nothing-imports-a-program',
+      severity: 'error',
+      comment: 'A program runs a process when it is loaded; importing one would run it twice.',
+      from: { path: '^src/' },
+      to: { path: programs },
+    },
     {
       name: 'platform-sdks-in-adapters-only',
       severity: 'error',
@@ -54,13 +112,7 @@ module.exports = {
       from: {
         orphan: true,
         path: '^src/',
-        pathNot: [
-          '^src/main\\.ts$',
-          '^src/adapters/console/main\\.ts$',
-          '^src/data/cli/',
-          '^src/adapters/discord/deploy\\.ts$',
-          '\\.d\\.ts$',
-        ],
+        pathNot: [...entryPoints, '\\.d\\.ts$'],
       },
       to: {},
     },

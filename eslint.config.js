@@ -5,7 +5,8 @@ import tseslint from 'typescript-eslint';
 /** Only src/adapters speaks to Slack and Discord; each entry adds its own restriction to that one. */
 function layerRules(entries) {
   const sdks = {
-    group: ['@slack/*', 'discord.js', '@discordjs/*', 'discord-interactions'],
+    // Package names only (a regex, not a glob: a file of ours named discord.ts is not the SDK).
+    regex: '^(@slack/|discord\\.js$|@discordjs/|discord-interactions$)',
     message: 'Only src/adapters speaks to Slack and Discord.',
   };
   return entries.map(({ files, ignores, pattern }) => ({
@@ -56,8 +57,16 @@ export default tseslint.config(
     },
   ]),
   {
+    // Files that outgrow one reading get split by concern (issue 40). Counted as `wc -l` counts:
+    // comments and blank lines are part of what a reader reads.
+    files: ['src/**/*.ts'],
+    // Generated or demo data, not code to read.
+    ignores: ['src/data/demo/**'],
+    rules: { 'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }] },
+  },
+  {
     // The console adapter, CLIs and benchmarks talk to a terminal on purpose.
-    files: ['src/adapters/console/**', 'src/**/cli/**', 'bench/**', 'scripts/**', 'test/**'],
+    files: ['src/adapters/terminal/**', 'src/**/cli/**', 'bench/**', 'scripts/**', 'test/**'],
     rules: { 'no-console': 'off' },
   },
 );

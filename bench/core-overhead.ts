@@ -11,7 +11,7 @@
  * Target: p50 ≤ 5 ms, p99 ≤ 20 ms.
  */
 import { switchboardBench } from './peers/switchboard.js';
-import { silentLogger } from '../src/logger.js';
+import { silentLogger } from '../src/telemetry/logger.js';
 import { startTracing } from '../src/telemetry/start.js';
 
 const turns = Number(process.argv[2] ?? 2000);

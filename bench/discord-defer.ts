@@ -12,9 +12,9 @@
  */
 import type { Completion, CompletionRequest, LlmClient } from '../src/contract/llm.js';
 import { createDiscordAdapter } from '../src/adapters/discord/index.js';
-import { createSwitchboard } from '../src/app.js';
-import { parseConfig } from '../src/config.js';
-import { silentLogger } from '../src/logger.js';
+import { createSwitchboard } from '../src/wiring/app.js';
+import { parseConfig } from '../src/config/index.js';
+import { silentLogger } from '../src/telemetry/logger.js';
 import { startFakeDiscord, type InteractionRecord } from '../test/fakes/discord/index.js';
 import { openPgliteTestPort } from '../test/helpers/db.js';
 

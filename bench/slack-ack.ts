@@ -1,7 +1,7 @@
 /**
  * Slack ack latency, Switchboard against a bare Bolt app in the same run.
  *
- * Switchboard runs as `npm start` runs it (src/serve.ts): Slack over HTTP through Bolt's
+ * Switchboard runs as `npm start` runs it (src/wiring/serve.ts): Slack over HTTP through Bolt's
  * HTTPReceiver with processBeforeResponse, so every event is verified, normalized and recorded
  * in the inbox *before* its 200; the inbox then runs it as a full turn (tenant, thread lock and
  * state, an LLM that answers after `llmMs` without using CPU, status + reply posted to Slack).
@@ -36,7 +36,7 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
-import { DEFAULT_REDIS_INBOX } from '../src/turns/redis-inbox.js';
+import { DEFAULT_REDIS_INBOX } from '../src/inbox/redis-inbox.js';
 import type { FromChild, ToChild } from './slack-ack/child.js';
 
 const KNOWN = ['rate', 'seconds', 'rounds', 'burst', 'concurrency', 'llm-ms', 'answer-timeout', 'redis'];

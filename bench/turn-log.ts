@@ -15,14 +15,14 @@
  * created there and dropped). PGlite: in memory. Everything goes through the DataPort.
  */
 import { parseArgs } from 'node:util';
-import { parseConfig } from '../src/config.js';
+import { parseConfig } from '../src/config/index.js';
 import type { UsageRow } from '../src/contract/data.js';
 import { openDataPort, type AdminDataPort } from '../src/data/index.js';
 import { importRows } from '../src/data/import/run.js';
 import { migrate } from '../src/data/migrate.js';
 import { prunedRow, turnListRow, turnOverviewRow } from '../src/data/rows.js';
 import { openPostgres } from '../src/data/transports/postgres.js';
-import { silentLogger } from '../src/logger.js';
+import { silentLogger } from '../src/telemetry/logger.js';
 import { createTestDatabase } from '../test/helpers/db.js';
 
 const { values: flags } = parseArgs({

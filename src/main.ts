@@ -1,6 +1,6 @@
-import { ConfigError, loadConfigForStartup } from './config.js';
-import { createLogger } from './logger.js';
-import { serve, type Serving } from './serve.js';
+import { ConfigError, loadConfigForStartup } from './config/index.js';
+import { createLogger } from './telemetry/logger.js';
+import { serve, type Serving } from './wiring/serve.js';
 import { startTracing, type Tracing } from './telemetry/start.js';
 
 /** `npm start`: the HTTP API plus every platform adapter whose credentials are configured. */

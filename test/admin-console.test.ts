@@ -16,7 +16,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdminDataPort } from '../src/data/index.js';
 import { importRows } from '../src/data/import/run.js';
-import { serve, type Serving } from '../src/serve.js';
+import { serve, type Serving } from '../src/wiring/serve.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-server.js';
 import { postEvent } from './fakes/slack/signing.js';
 import { startFakeSlack, type FakeSlack } from './fakes/slack/web-api.js';

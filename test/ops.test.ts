@@ -5,8 +5,8 @@
  * loopback proxies the test can cut.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../src/logger.js';
-import { serve, type Serving } from '../src/serve.js';
+import { silentLogger } from '../src/telemetry/logger.js';
+import { serve, type Serving } from '../src/wiring/serve.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-server.js';
 import { postEvent } from './fakes/slack/signing.js';
 import { startFakeSlack } from './fakes/slack/web-api.js';

@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 
 const root = process.env.CAPACITY_DIST ? '../../dist' : '../../src';
-const { serve } = await import(`${root}/serve.js`);
-const { parseConfig } = await import(`${root}/config.js`);
-const { silentLogger } = await import(`${root}/logger.js`);
+const { serve } = await import(`${root}/wiring/serve.js`);
+const { parseConfig } = await import(`${root}/config/index.js`);
+const { silentLogger } = await import(`${root}/telemetry/logger.js`);
 
 // The same token bench/capacity.ts sends.
 const CAPACITY_API_TOKEN = 'capacity-bench-token-0123456789abcdef';

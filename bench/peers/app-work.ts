@@ -7,7 +7,7 @@
  * work Switchboard's turn does. (No lock, rate limit or budget check is added: those cost
  * Switchboard little; see docs/performance.md.)
  */
-import type { Switchboard } from '../../src/app.js';
+import type { Switchboard } from '../../src/wiring/app.js';
 
 export const KEEP_TURNS = 14;
 

@@ -5,11 +5,11 @@
  * parallel tool calls, then answers.
  */
 import { z } from 'zod';
-import { createSwitchboard, type Switchboard } from '../../src/app.js';
-import { parseConfig } from '../../src/config.js';
+import { createSwitchboard, type Switchboard } from '../../src/wiring/app.js';
+import { parseConfig } from '../../src/config/index.js';
 import type { Completion, CompletionRequest, LlmClient } from '../../src/contract/llm.js';
 import { defineTool } from '../../src/contract/tool.js';
-import { silentLogger } from '../../src/logger.js';
+import { silentLogger } from '../../src/telemetry/logger.js';
 
 export const TOOL_NAMES = ['alpha', 'beta', 'gamma'] as const;
 

@@ -1,13 +1,13 @@
 /**
- * Switchboard for bench/slack-ack.ts, started as `npm start` starts it (src/serve.ts: Slack over
+ * Switchboard for bench/slack-ack.ts, started as `npm start` starts it (src/wiring/serve.ts: Slack over
  * HTTP through Bolt's HTTPReceiver, each event recorded in the inbox before its ack; embedded
  * database; the Redis inbox with `redisUrl`), except that the LLM is in-process: it "thinks"
  * for `llmMs` on timers, using no CPU, then streams a short answer.
  */
 import type { Completion, CompletionRequest, LlmClient } from '../../src/contract/llm.js';
-import { parseConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/logger.js';
-import { serve } from '../../src/serve.js';
+import { parseConfig } from '../../src/config/index.js';
+import { silentLogger } from '../../src/telemetry/logger.js';
+import { serve } from '../../src/wiring/serve.js';
 import { runUnderBench } from './child.js';
 
 const args = JSON.parse(process.argv[2] ?? '{}') as {

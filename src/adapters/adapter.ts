@@ -1,4 +1,4 @@
-import type { Switchboard } from '../app.js';
+import type { Switchboard } from './switchboard.js';
 import type { PlatformAdapter } from './platform.js';
 
 /**

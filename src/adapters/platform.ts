@@ -1,5 +1,5 @@
-import type { Switchboard } from '../app.js';
-import type { Config } from '../config.js';
+import type { Switchboard } from './switchboard.js';
+import type { Config } from '../config/index.js';
 import type { NodeRoute } from './http/server.js';
 
 /** What an adapter is given: the agent, the inbox, the state store, a logger and its own slice of the configuration. */

@@ -3,7 +3,8 @@
  * and what they see of a turn. The agent runs them; the tools define them; neither imports the other.
  */
 import type { TenantDataPort, Tenant } from './data.js';
-import type { Logger } from '../logger.js';
+// pino's Logger, which src/telemetry/logger.ts makes: the contract stays below telemetry.
+import type { Logger } from 'pino';
 import type { Block, Reply } from '../reply/model.js';
 import type { ChatMessage, LlmClient } from './llm.js';
 import type { ThreadState } from './thread-state.js';

@@ -3,7 +3,8 @@ import type { LlmClient } from './llm.js';
 import type { ThreadState } from './thread-state.js';
 import type { IncomingMessage, TurnEvent } from './turn.js';
 import type { TenantDataPort, Tenant } from './data.js';
-import type { Logger } from '../logger.js';
+// pino's Logger, which src/telemetry/logger.ts makes: the contract stays below telemetry.
+import type { Logger } from 'pino';
 import type { Block } from '../reply/model.js';
 import type { AgentExtension } from './extension.js';
 import type { ToolFamily } from './toolsets.js';

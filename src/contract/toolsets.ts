@@ -1,5 +1,5 @@
 /**
- * Tool families (issue 28): every product tool belongs to one, and a tenant is offered the
+ * Tool families (README, "Tenants and toolsets"): every product tool belongs to one, and a tenant is offered the
  * families its settings name (`settings.tools`), or, without that setting, the families it has
  * data or configuration for. The tenant comes from the platform, never from the model.
  */

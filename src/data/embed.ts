@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { LlmClient } from '../contract/llm.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../telemetry/logger.js';
 import type { AdminDataPort } from './rpc-port.js';
 import { missingEmbeddingRow, tenantListRow } from './rows.js';
 

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../telemetry/logger.js';
 import type { SqlClient } from './transports/types.js';
 
 /**

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { z } from 'zod';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../telemetry/logger.js';
 import { checkArgs } from './args.js';
 import {
   isReadFunction,

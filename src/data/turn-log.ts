@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../telemetry/logger.js';
 import type { AdminDataPort } from './rpc-port.js';
 import { prunedRow } from './rows.js';
 

@@ -6,8 +6,8 @@ import OpenAI, {
   type ClientOptions,
 } from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import { requireLlm, type Config } from '../config.js';
-import { scrubSecrets, type Logger } from '../logger.js';
+import { requireLlm, type Config } from '../config/index.js';
+import { scrubSecrets, type Logger } from '../telemetry/logger.js';
 import { LlmError, type Completion, type CompletionRequest, type LlmClient } from '../contract/llm.js';
 import { linkedSignal, type LinkedSignal } from '../net/linked-signal.js';
 import { createHttpFetch } from './http-fetch.js';

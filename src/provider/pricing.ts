@@ -1,8 +1,8 @@
 import { calcPrice, findProvider, type PriceCalculation, type Provider } from '@pydantic/genai-prices';
-import type { Config, ModelPrice } from '../config.js';
+import type { Config, ModelPrice } from '../config/index.js';
 import type { ModelPricing } from '../contract/llm.js';
 import type { Usage } from '../contract/turn.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../telemetry/logger.js';
 
 /**
  * What a turn costs, in USD, from a price catalogue bundled with the app: `@pydantic/genai-prices`

@@ -9,8 +9,8 @@
  * The answer is read as a label: a reply that names an attack (`INJECTION`, `JAILBREAK`,
  * `unsafe`, `malicious`) flags the message; anything else (`BENIGN`, `safe`) does not.
  */
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../telemetry/logger.js';
 
 export interface GuardVerdict {
   flagged: boolean;

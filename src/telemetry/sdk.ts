@@ -12,7 +12,7 @@ import {
   type Sampler,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
-import { scrubSecrets, type Logger } from '../logger.js';
+import { scrubSecrets, type Logger } from './logger.js';
 
 /**
  * The OpenTelemetry SDK: imported (dynamically, by `start.ts`) only when an OTLP endpoint is

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from './logger.js';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { loadApi, providerNameFor, setTracingState } from './tracing.js';
 

@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { createArtifactTools } from './artifacts/index.js';
 import { createBusinessTools } from './business/index.js';
 import { createCampaignTools } from './campaigns/index.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDataPort, type AdminDataPort } from '../../src/data/index.js';
 import * as rows from '../../src/data/rows.js';
-import { silentLogger } from '../../src/logger.js';
+import { silentLogger } from '../../src/telemetry/logger.js';
 import { startFakePostgrest, type FakePostgrest } from '../fakes/postgrest.js';
 import {
   noticeWithoutPostgres,

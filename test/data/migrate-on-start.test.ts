@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config/index.js';
 import { cliCommand } from '../../src/data/cli-command.js';
 import { openDataPort } from '../../src/data/index.js';
 import { loadMigrations } from '../../src/data/migrate.js';
-import { silentLogger } from '../../src/logger.js';
+import { silentLogger } from '../../src/telemetry/logger.js';
 import {
   createTestDatabase,
   noticeWithoutPostgres,

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { hashEmbedder } from '../../bench/generate-campaigns.js';
 import { captureLogs } from '../helpers/harness.js';
-import { ConfigError, parseConfig } from '../../src/config.js';
+import { ConfigError, parseConfig } from '../../src/config/index.js';
 import type { ReadFunctionName } from '../../src/contract/catalogue.js';
 import {
   createDataPort,
@@ -20,7 +20,7 @@ import {
 import { importRows } from '../../src/data/import/run.js';
 import * as rows from '../../src/data/rows.js';
 import { classify } from '../../src/data/rpc-port.js';
-import { createLogger, silentLogger } from '../../src/logger.js';
+import { createLogger, silentLogger } from '../../src/telemetry/logger.js';
 import {
   createTestDatabase,
   migratePostgres,

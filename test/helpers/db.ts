@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { parseConfig, type Config } from '../../src/config.js';
+import { parseConfig, type Config } from '../../src/config/index.js';
 import { openDataPort, type AdminDataPort, type DataPortOptions } from '../../src/data/index.js';
 import { DEMO_ANCHOR } from '../../src/data/demo/prng.js';
 import { seedDemo } from '../../src/data/demo/seed.js';
 import { migrate } from '../../src/data/migrate.js';
 import { openPostgres } from '../../src/data/transports/postgres.js';
-import { silentLogger } from '../../src/logger.js';
+import { silentLogger } from '../../src/telemetry/logger.js';
 
 /**
  * Databases for the data tests. PGlite runs in memory in every run; Postgres runs when

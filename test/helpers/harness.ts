@@ -1,10 +1,10 @@
 import type { AgentExtension } from '../../src/contract/extension.js';
 import type { IncomingMessage, TurnEvent } from '../../src/contract/turn.js';
 import type { PlatformAdapter } from '../../src/adapters/platform.js';
-import { createSwitchboard, type Switchboard } from '../../src/app.js';
-import { parseConfig, type Config } from '../../src/config.js';
+import { createSwitchboard, type Switchboard } from '../../src/wiring/app.js';
+import { parseConfig, type Config } from '../../src/config/index.js';
 import type { DataPort } from '../../src/contract/data.js';
-import { createLogger, type Logger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/telemetry/logger.js';
 import type { AnyTool } from '../../src/contract/tool.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 

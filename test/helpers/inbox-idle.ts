@@ -1,4 +1,4 @@
-import type { Inbox } from '../../src/turns/index.js';
+import type { Inbox } from '../../src/inbox/index.js';
 
 /**
  * Resolves once the inbox has nothing waiting or running: the signal a "nothing else happened"

@@ -1,6 +1,6 @@
 import { openDataPort, type AdminDataPort } from '../../src/data/index.js';
 import type { SqlClient } from '../../src/data/transports/types.js';
-import { silentLogger } from '../../src/logger.js';
+import { silentLogger } from '../../src/telemetry/logger.js';
 import { startFakePostgrest } from '../fakes/postgrest.js';
 import {
   noticeWithoutPostgres,

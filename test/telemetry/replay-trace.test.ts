@@ -8,10 +8,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IncomingMessage } from '../../src/contract/turn.js';
-import { instrumentInbox } from '../../src/instrument.js';
+import { instrumentInbox } from '../../src/wiring/instrument.js';
 import { startTracing, type Tracing } from '../../src/telemetry/start.js';
-import type { Delivery, Inbox } from '../../src/turns/index.js';
-import { createRedisInbox } from '../../src/turns/redis-inbox.js';
+import type { Delivery, Inbox } from '../../src/inbox/index.js';
+import { createRedisInbox } from '../../src/inbox/redis-inbox.js';
 import { startOtlpCollector, type OtlpCollector } from '../fakes/otlp-collector.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 

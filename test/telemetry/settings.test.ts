@@ -1,6 +1,6 @@
 /** The standard OTEL_* variables as startTracing reads them. */
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/logger.js';
+import { silentLogger } from '../../src/telemetry/logger.js';
 import { diagText, samplerFromEnv } from '../../src/telemetry/sdk.js';
 import { startTracing, tracesUrl } from '../../src/telemetry/start.js';
 import { providerNameFor, startSpan, tracingOn } from '../../src/telemetry/tracing.js';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OfferContext } from '../../src/contract/tool.js';
-import { createConsoleSession } from '../../src/adapters/console/session.js';
+import { createTerminalSession } from '../../src/adapters/terminal/session.js';
 import { createHttpApp } from '../../src/adapters/http/app.js';
 import { tenantsCommand } from '../../src/data/cli/tenants.js';
 import { importRows } from '../../src/data/import/run.js';
@@ -17,6 +17,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { openPgliteTestPort, openPostgresTestPort, TEST_DATABASE_URL } from '../helpers/db.js';
 import { collect, message, replyOf, sentToolNames, startHarness, type Harness } from '../helpers/harness.js';
 import { toolResults } from './business/fixtures.js';
+import { TEST_ADMIN_TOKEN } from '../helpers/tokens.js';
 
 const MARKETING = [
   'full_text_search',
@@ -93,7 +94,7 @@ function defineToolsetTests(label: string, open: () => Promise<{ port: AdminData
 
     it('the console talks to the clinic with `--tenant harbourside` (its console workspace)', async () => {
       const written: string[] = [];
-      const session = createConsoleSession(
+      const session = createTerminalSession(
         h.sb.agent,
         { write: (t) => written.push(t) },
         { filesDir: '.data/test-files', workspaceId: 'harbourside' },
@@ -168,8 +169,8 @@ function defineToolsetTests(label: string, open: () => Promise<{ port: AdminData
     });
 
     it('the admin API sets a tenant’s families (ADMIN_TOKEN), and refuses unknown families and tenants', async () => {
-      const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, data: port, adminToken: 'admin-token' });
-      const put = (slug: string, body: unknown, token = 'admin-token') =>
+      const app = createHttpApp({ agent: h.sb.agent, log: h.sb.log, data: port, adminToken: TEST_ADMIN_TOKEN });
+      const put = (slug: string, body: unknown, token = TEST_ADMIN_TOKEN) =>
         app.request(`/tts_admin/tenants/${slug}/tools`, {
           method: 'PUT',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -186,7 +187,9 @@ function defineToolsetTests(label: string, open: () => Promise<{ port: AdminData
       expect(bad.status).toBe(400);
       expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('validation_failed');
       expect((await put('nobody', { tools: null })).status).toBe(404);
-      const listed = await app.request('/tts_admin/tenants', { headers: { authorization: 'Bearer admin-token' } });
+      const listed = await app.request('/tts_admin/tenants', {
+        headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      });
       expect(((await listed.json()) as { tenants: unknown[] }).tenants).toContainEqual({
         slug: 'harbourside',
         name: 'Harbourside Physio',

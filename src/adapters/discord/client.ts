@@ -1,5 +1,5 @@
 import { Client, GatewayIntentBits, Partials, REST, Routes, type RESTGetAPIGatewayBotResult } from 'discord.js';
-import { ConfigError, type Config } from '../../config.js';
+import { ConfigError, type Config } from '../../config/index.js';
 
 /** discord.js's default REST base; DISCORD_API_URL replaces it (a REST proxy, or our tests' fake). */
 export const DEFAULT_API_URL = 'https://discord.com/api';

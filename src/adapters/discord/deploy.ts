@@ -6,11 +6,24 @@
  * may take a while to show changes). Re-running replaces the set, so it is safe to repeat.
  */
 import { Routes } from 'discord.js';
-import { exitOnConfigError, loadConfig, type Config } from '../../config.js';
+import { HELP_OPTION, readArgs } from '../../cli/args.js';
+import { cliCommand } from '../../data/cli-command.js';
+import { exitOnConfigError, loadConfig, type Config } from '../../config/index.js';
 import { createDiscordRest } from './client.js';
 import { slashCommands } from './commands.js';
 
+const USAGE = `Usage: ${cliCommand('discord:deploy')} (no options: DISCORD_TOKEN, DISCORD_APPLICATION_ID, optionally DISCORD_GUILD_ID)`;
+
 async function main(): Promise<number> {
+  const args = readArgs(process.argv.slice(2), HELP_OPTION);
+  if (!args.ok) {
+    console.error(`${args.problem}\n${USAGE}`);
+    return 2;
+  }
+  if (args.values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   let config: Config;
   try {
     config = loadConfig();

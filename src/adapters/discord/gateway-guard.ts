@@ -1,5 +1,5 @@
 import { Events, type Client } from 'discord.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../telemetry/logger.js';
 
 /**
  * One odd gateway event must never stop the process (and with it Slack and the HTTP API).

@@ -1,12 +1,12 @@
 import { once } from 'node:events';
 import { Events, type Client } from 'discord.js';
-import { ConfigError } from '../../config.js';
+import { ConfigError } from '../../config/index.js';
 import type { AdapterDeps, PlatformAdapter } from '../platform.js';
 import { apiBase, createDiscordClient, planShards } from './client.js';
 import { createActionStore } from './custom-id.js';
 import { guardGateway } from './gateway-guard.js';
 import { createHandlers } from './handlers.js';
-import { interactionsEndpoint, INTERACTIONS_PATH } from './http-interactions.js';
+import { interactionsEndpoint, INTERACTIONS_PATH } from './interactions-endpoint.js';
 
 export interface DiscordAdapterOptions {
   /** The least time between two edits of a streamed reply. Default 1 s. */

@@ -1,4 +1,4 @@
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../telemetry/logger.js';
 import { renderProgress, type OutgoingMessage } from './render.js';
 import type { MessageRef, ReplySink } from './sinks.js';
 

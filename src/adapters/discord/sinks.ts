@@ -8,7 +8,7 @@ import {
   type SendableChannels,
   type TextChannel,
 } from 'discord.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../telemetry/logger.js';
 import { allLinksOn } from '../links.js';
 import { LIMITS } from './limits.js';
 import { truncate } from '../../reply/text.js';

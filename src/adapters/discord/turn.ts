@@ -1,8 +1,8 @@
 import type { Agent } from '../../agent/agent.js';
 import type { IncomingMessage, TurnEvent } from '../../contract/turn.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../telemetry/logger.js';
 import { replyButtons } from '../../reply/plain-text.js';
-import { untilAborted } from '../../turns/index.js';
+import { untilAborted } from '../../inbox/index.js';
 import type { ActionStore } from './custom-id.js';
 import { createLiveReply } from './live-reply.js';
 import { renderReply, type OutgoingMessage } from './render.js';

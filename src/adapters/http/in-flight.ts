@@ -1,5 +1,5 @@
 import { getHeapStatistics } from 'node:v8';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../telemetry/logger.js';
 
 /**
  * How many `/api/chat` turns one process runs at once. Slack and Discord turns wait in the inbox

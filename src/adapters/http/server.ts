@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { ConfigError } from '../../config.js';
+import { ConfigError } from '../../config/index.js';
 
 /** A Node request handler mounted under a path prefix (Slack's Bolt receiver wants raw req/res). */
 export interface NodeRoute {

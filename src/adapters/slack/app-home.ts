@@ -1,12 +1,12 @@
 import type { App, types } from '@slack/bolt';
 import type { ToolRegistry } from '../../agent/registry.js';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import type { DataPort, Tenant } from '../../contract/data.js';
 import { newThreadState } from '../../contract/thread-state.js';
 import { FAMILY_GUIDE, TOOL_FAMILIES, type ToolFamily } from '../../contract/toolsets.js';
 import { formatCount, formatUsd } from '../../reply/figures.js';
 import { tenantFor } from '../../data/index.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../telemetry/logger.js';
 import { inertMessage } from './inert.js';
 import { slackErrorCode } from './slack-errors.js';
 import { escapeMrkdwn } from './text.js';

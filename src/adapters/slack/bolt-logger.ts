@@ -1,5 +1,5 @@
 import { LogLevel, type Logger as BoltLogger } from '@slack/bolt';
-import { scrubSecrets, type Logger } from '../../logger.js';
+import { scrubSecrets, type Logger } from '../../telemetry/logger.js';
 
 /**
  * Bolt, web-api and socket-mode log through this: their lines land in our pino log, scrubbed of

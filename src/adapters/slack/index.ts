@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver, webApi } from '@slack/bolt';
-import type { Switchboard } from '../../app.js';
+import type { Switchboard } from '../switchboard.js';
 import { isAdminPort } from '../../data/rpc-port.js';
-import { metrics } from '../../metrics.js';
+import { metrics } from '../../telemetry/metrics.js';
 import type { AdapterDeps, PlatformAdapter } from '../platform.js';
 import { boltLogger } from './bolt-logger.js';
 import { createSlackRoles } from './user-roles.js';

@@ -1,10 +1,10 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/oauth';
 import { LRUCache } from 'lru-cache';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import type { AdminDataPort } from '../../data/rpc-port.js';
 import { installationKeyRow, installationSecretRow, savedInstallationRow } from '../../data/rows.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../telemetry/logger.js';
 
 /** What storing an installation settled: its workspace and tenant (null while an admin has to approve it). */
 export interface InstallOutcome {

@@ -1,4 +1,4 @@
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../telemetry/logger.js';
 import type { KvStore } from '../../state/kv.js';
 
 /** Long enough to outlast every Slack retry (the last comes about 5 minutes after the first try). */

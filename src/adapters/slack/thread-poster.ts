@@ -1,5 +1,5 @@
 import type { webApi } from '@slack/bolt';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../telemetry/logger.js';
 import type { FileAttachment } from '../../reply/model.js';
 import { SLACK_LIMITS as L } from './limits.js';
 import { inertMessage, inertStreamText, inertText, type SlackAudience } from './inert.js';

@@ -1,7 +1,7 @@
 import type { webApi } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
 import type { UserRole } from '../../contract/turn.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../telemetry/logger.js';
 import { slackErrorCode } from './slack-errors.js';
 
 /**

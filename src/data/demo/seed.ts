@@ -1,4 +1,4 @@
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../telemetry/logger.js';
 import { importRows } from '../import/run.js';
 import type { ImportTable } from '../import/tables.js';
 import type { AdminDataPort } from '../rpc-port.js';

@@ -8,7 +8,7 @@ import { cacheKey, hasBusiness, loadServices, scopeArgs, type BusinessEnv } from
 const SHOWN = 12;
 
 /**
- * `get_availability` (seed 004, phase 3): free start times for a service on a date, from the
+ * `get_availability` (docs/business.md): free start times for a service on a date, from the
  * working hours minus pending and confirmed bookings, in the business's time zone. Read-only:
  * it does not book.
  */

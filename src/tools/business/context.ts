@@ -17,7 +17,7 @@ export const DEFAULT_TOPICS = [
 const MAX_SERVICES_LISTED = 12;
 
 /**
- * The tenant part of the system prompt (seed 004): which business the bot answers for, a
+ * The tenant part of the system prompt (docs/business.md): which business the bot answers for, a
  * services summary, an hours summary, the topics to ask policies and FAQs about, and the
  * lookup rules. Built once per tenant and `referenceTtlMs` from the same reads as the tools; a
  * failed read leaves its line out, and that incomplete context is not kept.

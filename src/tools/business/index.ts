@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import type { ToolSet } from '../../contract/tool.js';
 import { ToolError, type AnyTool } from '../../contract/tool.js';
 import { createAvailabilityTool } from './availability-tool.js';
@@ -22,7 +22,7 @@ export interface BusinessToolOptions {
 
 /**
  * Tenant-scoped lookups of the tenant's business (services, hours, availability, policies,
- * FAQs, bookings), offered only when the tenant has a business, under seed 004's router
+ * FAQs, bookings), offered only when the tenant has a business, under the router's
  * limits: at most BUSINESS_MAX_CALLS lookups a turn, each within BUSINESS_TOOL_TIMEOUT_MS,
  * all within BUSINESS_TURN_BUDGET_MS; then the fallback ("…Would you like me to take a
  * message?") and `take_message`. The tenant and business come from the platform context; no

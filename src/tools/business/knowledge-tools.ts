@@ -6,7 +6,7 @@ import { topicLabel } from './format.js';
 import { troubleOutput, type LookupResult } from './lookup.js';
 import { cacheKey, hasBusiness, scopeArgs, type BusinessEnv } from './scope.js';
 
-/** Required (seed 004): a topic string; "all" lists every entry. */
+/** Required (docs/business.md): a topic string; "all" lists every entry. */
 const topic = (examples: string) =>
   z.string().trim().min(1).max(80).describe(`e.g. ${examples}; "all" lists everything`);
 

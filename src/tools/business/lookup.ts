@@ -1,10 +1,10 @@
 import { cacheGet, cacheSet, type ThreadState } from '../../contract/thread-state.js';
-import { metrics } from '../../metrics.js';
+import { metrics } from '../../telemetry/metrics.js';
 import { DataError } from '../../contract/data.js';
 import type { Block } from '../../reply/model.js';
 import type { OfferContext, ToolContext, ToolOutput } from '../../contract/tool.js';
 
-/** What the user reads when a lookup fails, whichever way it failed (seed 004's fallback). */
+/** What the user reads when a lookup fails, whichever way it failed (docs/business.md: the fallback). */
 export const TROUBLE_MESSAGE = 'I’m having trouble pulling that up right now. Would you like me to take a message?';
 
 /** Seed 004's router limits, per user turn. */

@@ -5,7 +5,7 @@ import { defineTool } from '../../contract/tool.js';
 import { hasBusiness, scopeArgs, type BusinessEnv } from './scope.js';
 
 /**
- * `take_message`: seed 004's way out when a lookup cannot answer ("Would you like me to take
+ * `take_message`: the router's way out when a lookup cannot answer ("Would you like me to take
  * a message?"). Stores the person's name, how to reach them and the message for the tenant's
  * own business, with the platform and user it came from, and confirms.
  */

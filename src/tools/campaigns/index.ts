@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import type { ToolSet } from '../../contract/tool.js';
 import { campaignActions } from './actions.js';
 import { campaignTools } from './tools.js';

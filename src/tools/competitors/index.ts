@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import type { ToolSet } from '../../contract/tool.js';
 import { createCompetitorDirectory } from './directory.js';
 import { createLookupCompetitorTool } from './lookup-tool.js';
@@ -18,7 +18,7 @@ export interface CompetitorToolOptions {
 }
 
 /**
- * The lazy competitor lookup (issue 5): ids and names are loaded per tenant (cached), a
+ * The lazy competitor lookup (docs/competitors.md): ids and names are loaded per tenant (cached), a
  * description only when the model asks for it; the description goes into thread state and
  * from there into later steps' context and the user's card, never into the tool result.
  */

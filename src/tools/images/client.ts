@@ -1,7 +1,7 @@
 import { APIError, type OpenAI } from 'openai';
 import type { ImageGenerateParamsNonStreaming } from 'openai/resources/images';
 import { openAIClient, toLlmError } from '../../provider/openai.js';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import { sniffImage, type ImageKind } from './sniff.js';
 
 export interface GeneratedImage extends ImageKind {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import { fileSlug } from '../artifacts/file-name.js';
 import type { ToolSet } from '../../contract/tool.js';
 import { defineTool, ToolError } from '../../contract/tool.js';

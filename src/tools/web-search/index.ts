@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cacheGet, cacheSet } from '../../contract/thread-state.js';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import type { ToolSet } from '../../contract/tool.js';
 import { defineTool, ToolError, type ToolContext } from '../../contract/tool.js';
 import { citationsBlock, fenceResults } from './fence.js';

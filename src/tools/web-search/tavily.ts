@@ -1,6 +1,6 @@
 import type { tavily } from '@tavily/core';
 import { z } from 'zod';
-import { scrubSecrets } from '../../logger.js';
+import { scrubSecrets } from '../../telemetry/logger.js';
 import { truncate } from '../../reply/text.js';
 
 /** One web result, as much as we keep of it (it is cached in thread state). */

@@ -11,7 +11,7 @@ import { Hono } from 'hono';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDiscordAdapter, type DiscordAdapter } from '../../../src/adapters/discord/index.js';
 import { startHttpServer, type RunningServer } from '../../../src/adapters/http/server.js';
-import { parseConfig } from '../../../src/config.js';
+import { parseConfig } from '../../../src/config/index.js';
 import type { AdminDataPort } from '../../../src/data/index.js';
 import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
 import { openPgliteTestPort } from '../../helpers/db.js';

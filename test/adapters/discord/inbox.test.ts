@@ -6,11 +6,11 @@
  */
 import { Events, MessageFlags, SnowflakeUtil } from 'discord.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DiscordWork } from '../../../src/adapters/discord/handlers.js';
+import type { DiscordWork } from '../../../src/adapters/discord/work.js';
 import { createDiscordAdapter, type DiscordAdapter } from '../../../src/adapters/discord/index.js';
 import type { AdminDataPort } from '../../../src/data/index.js';
-import type { Delivery, DeliveryFn, Inbox, InboxEntry } from '../../../src/turns/index.js';
-import { createMemoryInbox } from '../../../src/turns/memory-inbox.js';
+import type { Delivery, DeliveryFn, Inbox, InboxEntry } from '../../../src/inbox/index.js';
+import { createMemoryInbox } from '../../../src/inbox/memory-inbox.js';
 import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
 import { openPgliteTestPort } from '../../helpers/db.js';
 import { runAdapter, startHarness, type Harness } from '../../helpers/harness.js';

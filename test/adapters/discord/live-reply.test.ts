@@ -13,7 +13,7 @@ import {
   type MessageRef,
   type ReplySink,
 } from '../../../src/adapters/discord/sinks.js';
-import { silentLogger } from '../../../src/logger.js';
+import { silentLogger } from '../../../src/telemetry/logger.js';
 
 interface Write {
   op: 'open' | 'send' | 'edit' | 'fail' | 'notice';

@@ -4,8 +4,8 @@
  * a loopback TCP proxy the test cuts; the app runs as `npm start` runs it (`serve()`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../src/logger.js';
-import { serve, type Serving } from '../../../src/serve.js';
+import { silentLogger } from '../../../src/telemetry/logger.js';
+import { serve, type Serving } from '../../../src/wiring/serve.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
 import { postEvent } from '../../fakes/slack/signing.js';
 import { startFakeSlack, type FakeSlack } from '../../fakes/slack/web-api.js';

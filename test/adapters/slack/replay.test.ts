@@ -9,7 +9,7 @@ import type { TurnEvent } from '../../../src/contract/turn.js';
 import { findMarker, parseMarkers } from '../../../src/adapters/slack/replay-marker.js';
 import { postsOfEarlierRun } from '../../../src/adapters/slack/thread-poster.js';
 import { TurnWriter } from '../../../src/adapters/slack/turn-writer.js';
-import { silentLogger } from '../../../src/logger.js';
+import { silentLogger } from '../../../src/telemetry/logger.js';
 import { captureLogs } from '../../helpers/harness.js';
 import { startFakeSlack, type FakeSlack } from '../../fakes/slack/web-api.js';
 import { freshTs } from './setup.js';

@@ -3,7 +3,7 @@ import type { AdminDataPort } from '../../../src/data/index.js';
 import { competitorRow } from '../../../src/data/rows.js';
 import type { ToolSpec } from '../../../src/contract/llm.js';
 import { newThreadState } from '../../../src/contract/thread-state.js';
-import { silentLogger } from '../../../src/logger.js';
+import { silentLogger } from '../../../src/telemetry/logger.js';
 import { createCompetitorTools } from '../../../src/tools/competitors/index.js';
 import { storeFetchedCompetitor } from '../../../src/tools/competitors/state.js';
 import { createToolRegistry, toolSpec } from '../../../src/agent/registry.js';

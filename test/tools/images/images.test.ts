@@ -4,11 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createConsoleSession } from '../../../src/adapters/console/session.js';
+import { createTerminalSession } from '../../../src/adapters/terminal/session.js';
 import { createHttpApp } from '../../../src/adapters/http/app.js';
 import { startHttpServer, type RunningServer } from '../../../src/adapters/http/server.js';
 import type { TurnEvent } from '../../../src/contract/turn.js';
-import { parseConfig } from '../../../src/config.js';
+import { parseConfig } from '../../../src/config/index.js';
 import { createImageClient, createImageTools, imageParams, sniffImage } from '../../../src/tools/images/index.js';
 import { toolParameters } from '../../../src/agent/json-schema.js';
 import { startFakeOpenAI, TINY_PNG_BASE64, type FakeOpenAI } from '../../fakes/openai-server.js';
@@ -108,7 +108,7 @@ describe('generate_image', () => {
   it('is saved to disk by the console, which prints the path', async () => {
     const filesDir = await mkdtemp(join(tmpdir(), 'sb-img-'));
     let out = '';
-    const session = createConsoleSession(h.sb.agent, { write: (t) => (out += t) }, { filesDir });
+    const session = createTerminalSession(h.sb.agent, { write: (t) => (out += t) }, { filesDir });
     scriptImageTurn();
     await session.send('Draw a lighthouse at dusk in watercolor');
     expect(out).toContain('⏳ Generating an image');

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLlmClient } from '../../../src/provider/openai.js';
 import type { LlmClient } from '../../../src/contract/llm.js';
-import { parseConfig } from '../../../src/config.js';
-import { silentLogger } from '../../../src/logger.js';
+import { parseConfig } from '../../../src/config/index.js';
+import { silentLogger } from '../../../src/telemetry/logger.js';
 import { cleanModelQuery, rewriteSearchQuery, skipReason } from '../../../src/tools/web-search/index.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
 import { sentMessages } from '../../helpers/harness.js';

@@ -2,11 +2,11 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createConsoleSession } from '../../../src/adapters/console/session.js';
+import { createTerminalSession } from '../../../src/adapters/terminal/session.js';
 import { createHttpApp } from '../../../src/adapters/http/app.js';
 import { startHttpServer, type RunningServer } from '../../../src/adapters/http/server.js';
 import type { TurnEvent } from '../../../src/contract/turn.js';
-import { parseConfig } from '../../../src/config.js';
+import { parseConfig } from '../../../src/config/index.js';
 import { toolParameters } from '../../../src/agent/json-schema.js';
 import { FENCE_NOTE, createWebSearchTools } from '../../../src/tools/web-search/index.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
@@ -298,7 +298,7 @@ function parseSse(text: string): { event: string; data: unknown }[] {
 describe(`done when: "${QUESTION}"`, () => {
   it('in the console: one rewritten search with the injected year, and an answer with citations', async () => {
     let out = '';
-    const session = createConsoleSession(
+    const session = createTerminalSession(
       h.sb.agent,
       { write: (t) => (out += t) },
       { filesDir: await mkdtemp(join(tmpdir(), 'sb-ws-')) },

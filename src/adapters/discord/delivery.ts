@@ -1,0 +1,134 @@
+import { ChannelType, InteractionWebhook, type Client } from 'discord.js';
+import type { Logger } from '../../telemetry/logger.js';
+import type { Delivery, DeliveryFn } from '../../inbox/index.js';
+import { rememberButtonConversation } from './clicked-buttons.js';
+import { channelSink, interactionSink, threadSink, turnNonces, type InteractionHook, type ReplySink } from './sinks.js';
+import { MESSAGE_MARK, runTurn, type TurnDeps } from './turn.js';
+import type { DiscordWork, HandlerDeps } from './work.js';
+
+type Deps = Pick<
+  HandlerDeps,
+  'agent' | 'kv' | 'actions' | 'log' | 'editIntervalMs' | 'conversationTtlMs' | 'embedDomains'
+>;
+
+/**
+ * What a run records in its inbox entry, besides each message it posted (`MESSAGE_MARK`, turn.ts):
+ * a mention's thread once it exists, so a replay answers there; and the whole answer once it is
+ * in Discord, so a replay that finds it has nothing left to do.
+ */
+const THREAD_MARK = 'thread:';
+const DELIVERED = 'delivered';
+
+/**
+ * The inbox's delivery function for Discord entries, answering through `client` on whichever
+ * replica runs the entry: the sink is rebuilt from the payload's ids (an interaction's webhook,
+ * a mention's new thread, or the channel), then the turn runs into it.
+ */
+export function createDelivery(deps: Deps): (client: Client) => DeliveryFn<DiscordWork> {
+  const { log } = deps;
+  const turnDeps: TurnDeps = {
+    agent: deps.agent,
+    actions: deps.actions,
+    log,
+    editIntervalMs: deps.editIntervalMs,
+    onButtons: rememberButtonConversation(deps.kv, deps.conversationTtlMs),
+  };
+
+  return (client) => async (d) => {
+    const work = d.entry.payload;
+    const entryLog = log.child({ entry: d.entry.id, attempt: d.attempt });
+    if (d.recorded.includes(DELIVERED)) {
+      entryLog.info('discord turn was already delivered before its runner stopped');
+      return;
+    }
+    const earlier = d.recorded
+      .filter((r) => r.startsWith(MESSAGE_MARK))
+      .map((r) => ({ id: r.slice(MESSAGE_MARK.length), messageId: r.slice(MESSAGE_MARK.length) }));
+    const sink = await sinkFor(client, d, entryLog, turnNonces(d.entry.id, earlier.length), deps.embedDomains);
+    if (!sink) {
+      entryLog.warn(
+        { channelId: work.kind === 'message' ? work.channelId : work.interaction.channelId },
+        'discord entry has nowhere to be answered; dropped',
+      );
+      return;
+    }
+    const started = performance.now();
+    await runTurn(turnDeps, work.message, sink, { signal: d.signal, earlier, record: d.record });
+    if (d.signal.aborted) return;
+    await d
+      .record(DELIVERED)
+      .catch((err: unknown) => entryLog.warn({ err }, 'could not record a delivered Discord turn'));
+    const ms = Math.round(performance.now() - started);
+    entryLog.debug(
+      { replay: earlier.length > 0, ms, waitedMs: Math.max(0, Date.now() - d.entry.receivedAt - ms) },
+      'discord turn delivered',
+    );
+  };
+}
+
+/** Where an entry is answered, or undefined when its channel is gone or not ours to write in. */
+async function sinkFor(
+  client: Client,
+  d: Delivery<DiscordWork>,
+  entryLog: Logger,
+  nonce: () => string,
+  embedDomains: readonly string[],
+): Promise<ReplySink | undefined> {
+  const work = d.entry.payload;
+  const fetchChannel = (id: string) => client.channels.fetch(id);
+  if (work.kind === 'interaction') {
+    const t = work.interaction;
+    const webhook = new InteractionWebhook(
+      client as Client<true>,
+      t.applicationId,
+      t.token,
+    ) as unknown as InteractionHook;
+    return interactionSink({
+      webhook,
+      ownsOriginal: t.ownsOriginal,
+      channel: async () => {
+        const channel = await fetchChannel(t.channelId);
+        return channel?.isSendable() ? channel : undefined;
+      },
+      interactionId: t.id,
+      receivedAt: t.receivedAt,
+      log: entryLog,
+      embedDomains,
+    });
+  }
+  // Another replica's shard received this message: its guild is not in this client's cache,
+  // and discord.js builds a guild's channels and new threads only for a cached guild.
+  const guildId = work.message.isDirect ? undefined : work.message.workspaceId;
+  if (guildId && !client.guilds.cache.has(guildId)) {
+    await client.guilds
+      .fetch(guildId)
+      .catch((err: unknown) => entryLog.warn({ err, guildId }, 'could not fetch the guild of another shard'));
+  }
+  const channel = await fetchChannel(work.channelId).catch((err: unknown) => {
+    entryLog.warn(
+      { err, code: (err as { code?: unknown }).code, channelId: work.channelId },
+      'could not find the channel to answer in',
+    );
+    return null;
+  });
+  if (!channel) return undefined;
+  if (work.startThread && (channel.type === ChannelType.GuildText || channel.type === ChannelType.GuildAnnouncement)) {
+    return threadSink({
+      parent: channel,
+      originId: work.originId,
+      threadName: work.startThread.name,
+      threadId: d.recorded.find((r) => r.startsWith(THREAD_MARK))?.slice(THREAD_MARK.length),
+      fetchThread: fetchChannel,
+      onThread: (id) =>
+        d
+          .record(`${THREAD_MARK}${id}`)
+          .catch((err: unknown) =>
+            entryLog.warn({ err, threadId: id }, 'could not record the new thread in the inbox'),
+          ),
+      log: entryLog,
+      nonce,
+      embedDomains,
+    });
+  }
+  return channel.isSendable() ? channelSink(channel, embedDomains, nonce) : undefined;
+}

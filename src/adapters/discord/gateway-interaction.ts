@@ -1,0 +1,147 @@
+import { MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction } from 'discord.js';
+import { messageTooLongText, type IncomingMessage } from '../../contract/turn.js';
+import type { Logger } from '../../telemetry/logger.js';
+import { metrics } from '../../telemetry/metrics.js';
+import { INBOX_UNAVAILABLE_TEXT as UNAVAILABLE, THREAD_QUEUE_FULL_TEXT, type AddResult } from '../../inbox/index.js';
+import { conversationOfClick, markClicked } from './clicked-buttons.js';
+import { COMMAND_NAMES } from './commands.js';
+import { commandInput, conversationIn, normalizeButton, normalizeCommand, tooLong } from './normalize.js';
+import { warning } from './sinks.js';
+import {
+  BUTTON_EXPIRED,
+  UNKNOWN_COMMAND,
+  claimOnce,
+  logTooLong,
+  recordWork,
+  type HandlerDeps,
+  type InteractionTarget,
+} from './work.js';
+
+type Deps = Pick<HandlerDeps, 'agent' | 'kv' | 'inbox' | 'actions' | 'log' | 'maxPerThread' | 'memberRoleIds'>;
+
+/** The interactions we answer over the gateway; each kind gets its own branch in `onInteraction`. */
+type GatewayInteraction = ChatInputCommandInteraction | ButtonInteraction;
+
+/**
+ * An interaction over the gateway (slash commands, button clicks). Only one gateway connection
+ * (or replica) claims it; it is acknowledged within Discord's 3 s, then recorded in the inbox
+ * with its token, so any replica can answer it. A failed record is told privately.
+ */
+export function createInteractionHandler(deps: Deps): (interaction: Interaction) => Promise<void> {
+  const { log } = deps;
+
+  async function onCommand(interaction: ChatInputCommandInteraction, receivedAt: number): Promise<void> {
+    if (!(await claimOnce(deps.kv, log, interaction.id))) return;
+    if (!COMMAND_NAMES.has(interaction.commandName)) {
+      await interaction.reply({
+        content: warning(UNKNOWN_COMMAND(interaction.commandName)),
+        flags: MessageFlags.Ephemeral,
+      });
+      return;
+    }
+    const chars = tooLong(interaction.options.data);
+    if (chars !== undefined) {
+      logTooLong(log, chars, { interactionId: interaction.id, command: interaction.commandName });
+      await interaction
+        .reply({ content: warning(messageTooLongText(chars)), flags: MessageFlags.Ephemeral })
+        .catch((err: unknown) => log.warn({ err, interactionId: interaction.id }, 'could not tell the user'));
+      return;
+    }
+    // Discord drops an interaction not acknowledged within 3 s: defer before anything slow.
+    if (!(await acknowledge(interaction, () => interaction.deferReply(), log))) return;
+    await record(interaction, normalizeCommand(commandInput(interaction), deps.memberRoleIds), receivedAt);
+  }
+
+  async function onButton(interaction: ButtonInteraction, receivedAt: number): Promise<void> {
+    if (!(await claimOnce(deps.kv, log, interaction.id))) return;
+    if (!(await acknowledge(interaction, () => interaction.deferUpdate(), log))) return;
+    const action = await deps.actions.decode(interaction.customId);
+    // Expired, or an action nothing answers any more: say so privately and leave the buttons as they are.
+    if (!action || !deps.agent.handlesAction(action.id)) {
+      await interaction.followUp({ content: warning(BUTTON_EXPIRED), flags: MessageFlags.Ephemeral });
+      return;
+    }
+    await markClicked(interaction, log);
+    const conversation = await conversationOfClick(deps.kv, interaction.message.id, () =>
+      conversationIn(
+        interaction.channel,
+        interaction.channelId,
+        interaction.guildId,
+        interaction.message.interactionMetadata?.id ?? interaction.message.id,
+      ),
+    );
+    await record(
+      interaction,
+      normalizeButton(
+        { id: interaction.id, userId: interaction.user.id, member: interaction.member },
+        action,
+        conversation,
+        deps.memberRoleIds,
+      ),
+      receivedAt,
+    );
+  }
+
+  /** After the acknowledgement: the entry carries the interaction's token, so any replica can answer it. */
+  async function record(interaction: GatewayInteraction, message: IncomingMessage, receivedAt: number): Promise<void> {
+    const ownsOriginal = interaction.isChatInputCommand();
+    const target: InteractionTarget = {
+      id: interaction.id,
+      applicationId: interaction.applicationId,
+      token: interaction.token,
+      channelId: interaction.channelId ?? message.channelId,
+      receivedAt,
+      ownsOriginal,
+    };
+    let added: AddResult;
+    try {
+      added = await recordWork(deps.inbox, { kind: 'interaction', message, interaction: target });
+    } catch (err) {
+      log.error({ err, interactionId: interaction.id }, 'discord interaction not recorded in the inbox');
+      return tellPrivately(interaction, ownsOriginal, UNAVAILABLE, log);
+    }
+    if (added === 'full')
+      await tellPrivately(interaction, ownsOriginal, THREAD_QUEUE_FULL_TEXT(deps.maxPerThread), log);
+  }
+
+  return async function onInteraction(interaction) {
+    const receivedAt = Date.now();
+    if (interaction.isChatInputCommand()) return onCommand(interaction, receivedAt);
+    if (interaction.isButton()) return onButton(interaction, receivedAt);
+  };
+}
+
+async function acknowledge(interaction: Interaction, ack: () => Promise<unknown>, log: Logger): Promise<boolean> {
+  try {
+    await ack();
+    metrics.acks.inc({ platform: 'discord', status: 'deferred' });
+    return true;
+  } catch (err) {
+    metrics.acks.inc({ platform: 'discord', status: 'failed' });
+    log.warn(
+      { err, code: (err as { code?: unknown }).code, interactionId: interaction.id },
+      'could not acknowledge the interaction',
+    );
+    return false;
+  }
+}
+
+/** An ephemeral note instead of an answer; a slash command's deferred "thinking…" reply is removed first. */
+async function tellPrivately(
+  interaction: GatewayInteraction,
+  ownsOriginal: boolean,
+  text: string,
+  log: Logger,
+): Promise<void> {
+  try {
+    if (ownsOriginal)
+      await interaction.deleteReply().catch((err: unknown) => log.warn({ err }, 'could not remove the deferred reply'));
+    await interaction.followUp({
+      content: warning(text),
+      flags: MessageFlags.Ephemeral,
+      allowedMentions: { parse: [] },
+    });
+  } catch (err) {
+    log.warn({ err, code: (err as { code?: unknown }).code, interactionId: interaction.id }, 'could not tell the user');
+  }
+}

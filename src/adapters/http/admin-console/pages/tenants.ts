@@ -1,0 +1,94 @@
+import { html } from 'hono/html';
+import type { z } from 'zod';
+import type { ApiToken } from '../../../../data/api-tokens.js';
+import type { tenantToolsListRow, workspaceRequestRow } from '../../../../data/rows.js';
+import { int, usd } from '../format.js';
+import type { Html } from '../layout.js';
+import { muted, notice } from '../parts.js';
+import { table, type Column } from '../table.js';
+import { pendingInstalls } from './installs.js';
+import { apiTokens, newTokenNotice } from './tokens.js';
+
+type TenantRow = z.infer<typeof tenantToolsListRow>;
+type RequestRow = z.infer<typeof workspaceRequestRow>;
+
+export interface TenantUsage {
+  tokens: number;
+  costUsd: number;
+}
+
+export interface Budgets {
+  perUserDaily?: number;
+  perTenantMonthly?: number;
+  usdPerTenantMonthly?: number;
+}
+
+function tenantColumns(usage: Map<string, TenantUsage | null>, budgets: Budgets): Column<TenantRow>[] {
+  const of = (total: string | undefined) => (total ? html` ${muted(`of ${total}`)}` : '');
+  return [
+    {
+      label: 'Tenant',
+      rowHeader: true,
+      cell: (t) => html`${t.slug}${t.is_default ? html` ${muted('(default)')}` : ''}`,
+    },
+    { label: 'Name', cell: (t) => t.name },
+    {
+      label: 'Toolsets',
+      cell: (t) =>
+        t.tools === null
+          ? muted('automatic (what it has data for)')
+          : t.tools.length
+            ? t.tools.join(', ')
+            : muted('none'),
+    },
+    {
+      label: 'Tokens this month',
+      num: true,
+      cell: (t) => {
+        const u = usage.get(t.slug);
+        return html`${u ? int(u.tokens) : '—'}${of(budgets.perTenantMonthly ? int(budgets.perTenantMonthly) : undefined)}`;
+      },
+    },
+    {
+      label: 'Cost this month',
+      num: true,
+      cell: (t) => {
+        const u = usage.get(t.slug);
+        return html`${u ? usd(u.costUsd) : '—'}${of(budgets.usdPerTenantMonthly ? usd(budgets.usdPerTenantMonthly) : undefined)}`;
+      },
+    },
+  ];
+}
+
+/** The budgets in words: they are settings, the same for every tenant. */
+function budgetsLine(budgets: Budgets): Html {
+  return html`<p class="muted">
+    Budgets (settings, the same for every tenant):
+    ${budgets.perTenantMonthly ? `${int(budgets.perTenantMonthly)} tokens a month per tenant` : 'no monthly token budget'};
+    ${budgets.usdPerTenantMonthly ? `${usd(budgets.usdPerTenantMonthly)} a month per tenant` : 'no monthly spending budget'};
+    ${budgets.perUserDaily ? `${int(budgets.perUserDaily)} tokens a day per user` : 'no daily budget per user'}.
+  </p>`;
+}
+
+/** GET /admin/tenants (and the answer to its forms): pending installs, tenants and budgets, API tokens. */
+export function tenantsPage(opts: {
+  csrf: string;
+  tenants: TenantRow[];
+  usage: Map<string, TenantUsage | null>;
+  budgets: Budgets;
+  tokens: ApiToken[];
+  requests: RequestRow[];
+  notice?: { text: string; error?: boolean };
+  newToken?: { token: string; record: ApiToken };
+}): Html {
+  const { csrf, tenants, budgets } = opts;
+  const slugs = tenants.map((t) => t.slug);
+  return html`${opts.notice ? notice(opts.notice.text, { error: opts.notice.error ?? false }) : ''}
+    ${opts.newToken ? newTokenNotice(opts.newToken) : ''}
+    <h2 id="pending">Pending Slack installs</h2>
+    ${pendingInstalls({ csrf, requests: opts.requests, tenants: slugs })}
+    <h2>Tenants</h2>
+    ${table({ columns: tenantColumns(opts.usage, budgets), rows: tenants })} ${budgetsLine(budgets)}
+    <h2>API tokens</h2>
+    ${apiTokens({ csrf, tokens: opts.tokens, tenants: slugs })}`;
+}

@@ -1,0 +1,102 @@
+import type { webApi } from '@slack/bolt';
+import { untilAborted, type Delivery } from '../../inbox/index.js';
+import { threadTitle } from './assistant-copy.js';
+import { deliverCommand } from './command-delivery.js';
+import type { HandlerDeps, SlackWork } from './handler-deps.js';
+import { inertMessage, type SlackAudience } from './inert.js';
+import { postPrivately, respondVia } from './notices.js';
+import { noticeMessage, renderReply } from './render.js';
+import { findMarker, formatMarker, parseMarkers } from './replay-marker.js';
+import { audienceOf, runTurn } from './run-turn.js';
+import { slackErrorCode } from './slack-errors.js';
+
+/**
+ * Answers one inbox entry, on whichever replica runs it: the workspace's client, then by kind:
+ * a command opens its thread first, a click on an ephemeral message is answered privately, and
+ * a message or a click in a thread is answered in that thread.
+ */
+export async function deliverSlackWork(d: Delivery<SlackWork>, deps: HandlerDeps): Promise<void> {
+  const work = d.entry.payload;
+  const workspace = work.kind === 'command' ? work.request.workspaceId : work.message.workspaceId;
+  const client = await deps.clients.for(work.auth ?? { teamId: workspace });
+  if (!client) {
+    // Uninstalled (or its token revoked) after the event was recorded: nobody can answer there.
+    deps.log.warn(
+      { entry: d.entry.id, team: work.auth?.teamId ?? workspace },
+      'slack entry dropped: the workspace has no installation any more',
+    );
+    return;
+  }
+  if (work.kind === 'command') return deliverCommand(d, work, client, deps);
+  if (work.kind === 'action' && work.ephemeral) return deliverEphemeralClick(d, work, client, deps);
+  return deliverInThread(d, work, client, deps);
+}
+
+/** A message, or a click on a message of a thread: the turn is written into that thread. */
+async function deliverInThread(
+  d: Delivery<SlackWork>,
+  work: Extract<SlackWork, { kind: 'message' | 'action' }>,
+  client: webApi.WebClient,
+  deps: HandlerDeps,
+): Promise<void> {
+  const { log } = deps;
+  const { message } = work;
+  // An AI-app thread is named after its first question.
+  if (
+    work.kind === 'message' &&
+    work.assistant &&
+    d.attempt === 1 &&
+    message.text &&
+    (await deps.state.firstInThread(message.channelId, message.threadId))
+  ) {
+    await client.assistant.threads
+      .setTitle({ channel_id: message.channelId, thread_ts: message.threadId, title: threadTitle(message.text) })
+      .catch((err: unknown) => log.debug({ code: slackErrorCode(err) }, 'assistant.threads.setTitle refused'));
+  }
+  const respond = work.kind === 'action' && work.responseUrl ? respondVia(work.responseUrl, log) : undefined;
+  await runTurn(
+    d,
+    message,
+    {
+      client,
+      channel: message.channelId,
+      threadTs: message.threadId,
+      userId: message.userId,
+      userTeamId: work.userTeamId,
+      status: true,
+      ...(respond ? { respond } : {}),
+      audience: await audienceOf(deps, message, work.kind === 'message' ? (work.mentions ?? []) : []),
+    },
+    deps,
+  );
+}
+
+/**
+ * A click on a button of an ephemeral message (one only the clicker sees): the ephemeral's ts is
+ * no message of the channel, so there is no thread to answer in. The answer goes back privately
+ * through the click's response_url (valid 30 minutes), rendered and made inert like any other.
+ */
+async function deliverEphemeralClick(
+  d: Delivery<SlackWork>,
+  work: Extract<SlackWork, { kind: 'action' }>,
+  client: webApi.WebClient,
+  deps: HandlerDeps,
+): Promise<void> {
+  const { log } = deps;
+  if (findMarker(parseMarkers(d.recorded), 'delivered')) return;
+  if (!work.responseUrl) {
+    log.warn({ entry: d.entry.id }, 'slack click on an ephemeral message without a response_url: nowhere to answer');
+    return;
+  }
+  const message = { ...work.message, role: await deps.roles.of(client, work.message.workspaceId, work.message.userId) };
+  const audience: SlackAudience = { people: new Set([message.userId]), unfurlDomains: deps.unfurlDomains };
+  const bodies: object[] = [];
+  for await (const event of untilAborted(deps.agent.handle(message, d.signal), d.signal)) {
+    if (event.type === 'reply')
+      for (const m of renderReply(event.reply).messages) bodies.push(inertMessage({ ...m }, audience));
+    else if (event.type === 'error' && event.notify !== false)
+      bodies.push(inertMessage({ ...noticeMessage(event.message) }, audience));
+  }
+  for (const body of bodies) await postPrivately(work.responseUrl, body, log);
+  await d.record(formatMarker({ kind: 'delivered' })).catch(() => {});
+}

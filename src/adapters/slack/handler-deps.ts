@@ -1,0 +1,54 @@
+import type { Agent } from '../../agent/agent.js';
+import type { IncomingMessage } from '../../contract/turn.js';
+import type { Logger } from '../../telemetry/logger.js';
+import { slackTsOrder, type AddResult, type Inbox } from '../../inbox/index.js';
+import type { CommandRequest } from './normalize.js';
+import type { SlackAuth, SlackClients } from './oauth.js';
+import type { SlackState } from './slack-state.js';
+import type { WriterOptions } from './turn-writer.js';
+import type { SlackRoles } from './user-roles.js';
+
+/** What every Slack listener and delivery is given: built once by the adapter (`index.ts`). */
+export interface HandlerDeps {
+  agent: Agent;
+  state: SlackState;
+  inbox: Inbox;
+  /** The Web API client of each workspace (one bot token, or each OAuth installation's). */
+  clients: SlackClients;
+  /** OAuth: removes a workspace's installation when Slack says the app was uninstalled or its bot token revoked. */
+  uninstall?: (auth: SlackAuth) => Promise<void>;
+  log: Logger;
+  maxPerThread: number;
+  /** Guest or member (users.info, cached), decided when a turn runs. */
+  roles: SlackRoles;
+  /** SLACK_UNFURL_DOMAINS: links there may unfurl; every other link is posted with unfurling off. */
+  unfurlDomains: readonly string[];
+  writer?: Omit<WriterOptions, 'log'>;
+}
+
+/** What the Slack adapter records in the inbox for one event: enough to answer it on any replica. */
+export type SlackWork = (
+  | { kind: 'message'; message: IncomingMessage; userTeamId?: string; assistant: boolean; mentions?: string[] }
+  | { kind: 'command'; request: CommandRequest; responseUrl?: string }
+  | { kind: 'action'; message: IncomingMessage; userTeamId?: string; responseUrl?: string; ephemeral?: boolean }
+) & {
+  /** Whose installation answers (Bolt's authorize query); absent in entries recorded before OAuth existed. */
+  auth?: SlackAuth;
+};
+
+/**
+ * Records one event's work in the inbox, before the listener acks. `id` is its dedup key,
+ * `thread` the thread it is ordered in; `ts` is Slack's timestamp of the message or click,
+ * the thread's order (absent: arrival order).
+ */
+export function recordWork(inbox: Inbox, id: string, thread: string, work: SlackWork, ts?: string): Promise<AddResult> {
+  const order = slackTsOrder(ts);
+  return inbox.add({
+    id: `slack:${id}`,
+    platform: 'slack',
+    thread: `slack:${thread}`,
+    payload: work,
+    receivedAt: Date.now(),
+    ...(order !== undefined ? { order } : {}),
+  });
+}

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Agent } from '../../agent/agent.js';
+import type { IncomingMessage } from '../../contract/turn.js';
+import type { Button, Reply } from '../../reply/model.js';
+import { renderPlainText, replyButtons } from '../../reply/plain-text.js';
+import { parseTypedCommand } from '../typed-command.js';
+import { createLineRenderer, PLAIN_STYLE, renderTerminalMarkdown, type TerminalStyle } from './terminal-markdown.js';
+
+export interface ConsoleOutput {
+  write(text: string): void;
+}
+
+/**
+ * One terminal conversation in one thread. Typing `:N` clicks button N of the last reply;
+ * files are saved under `filesDir` and their paths printed. The model's Markdown is rendered
+ * line by line as it streams (`style`: ANSI on a terminal, plain text elsewhere).
+ */
+export function createTerminalSession(
+  agent: Agent,
+  out: ConsoleOutput,
+  opts: {
+    filesDir: string;
+    threadId?: string;
+    /** The console workspace (a tenant's slug, e.g. `harbourside`); default: the default tenant. */
+    workspaceId?: string;
+    /** ANSI on a terminal, plain text elsewhere (default: plain). */
+    style?: TerminalStyle;
+  },
+) {
+  const threadId = opts.threadId ?? randomUUID();
+  const style = opts.style ?? PLAIN_STYLE;
+  const { dim } = style;
+  let buttons: Button[] = [];
+
+  async function send(line: string): Promise<void> {
+    const input = line.trim();
+    if (!input) return;
+    const picked = /^:(\d+)$/.exec(input);
+    const button = picked ? buttons[Number(picked[1]) - 1] : undefined;
+    if (picked && !button) {
+      out.write(`No button ${picked[1]} on the last reply.\n`);
+      return;
+    }
+    const message: IncomingMessage = {
+      platform: 'console',
+      workspaceId: opts.workspaceId ?? 'default',
+      channelId: 'console',
+      threadId,
+      messageId: randomUUID(),
+      userId: 'console',
+      role: 'member',
+      isDirect: true,
+      text: button ? '' : input,
+      ...(button ? { action: { id: button.actionId, value: button.value } } : {}),
+    };
+    const command = button ? undefined : parseTypedCommand(input);
+    if (command) message.command = command;
+    let streamed = '';
+    const lines = createLineRenderer(style);
+    // Whether the terminal's cursor is at the start of a line: status lines never join the answer's.
+    let atLineStart = true;
+    const write = (text: string) => {
+      if (!text) return;
+      out.write(text);
+      atLineStart = text.endsWith('\n');
+    };
+    const endLine = () => {
+      write(lines.flush());
+      if (!atLineStart) write('\n');
+    };
+    for await (const event of agent.handle(message)) {
+      switch (event.type) {
+        case 'status':
+          endLine();
+          write(dim(`… ${event.text}\n`));
+          break;
+        case 'text_delta':
+          streamed += event.text;
+          write(lines.push(event.text));
+          break;
+        case 'tool_event':
+          // An artifact's code as it is written, dimmed: the file follows with the reply.
+          if (event.name === 'artifact_delta' && typeof event.data.delta === 'string') write(dim(event.data.delta));
+          break;
+        case 'tool_call_start':
+          endLine();
+          streamed = '';
+          write(dim(`  ⏳ ${event.title}\n`));
+          break;
+        case 'tool_result':
+          endLine();
+          write(dim(`  ${event.ok ? '✓' : '✗'} ${event.tool}: ${event.summary}\n`));
+          break;
+        case 'reply':
+          write(lines.flush());
+          write(`${await renderReply(event.reply, streamed)}\n`);
+          buttons = replyButtons(event.reply);
+          if (buttons.length) write(dim('(type :N to press button N)\n'));
+          break;
+        case 'error':
+          endLine();
+          write(`⚠️  ${event.message}\n`);
+          break;
+        default:
+          break;
+      }
+    }
+    endLine();
+  }
+
+  async function renderReply(reply: Reply, streamed: string): Promise<string> {
+    // The answer text already streamed to the terminal: print only what follows it.
+    const alreadyShown = streamed.trim() !== '' && streamed.trim() === reply.text.trim();
+    const body = renderPlainText({
+      text: alreadyShown ? '' : reply.text,
+      blocks: reply.blocks.filter((b) => b.type !== 'file'),
+    });
+    const saved: string[] = [];
+    for (const block of reply.blocks) {
+      if (block.type !== 'file') continue;
+      await mkdir(opts.filesDir, { recursive: true });
+      const path = join(opts.filesDir, `${Date.now()}-${block.file.name.replace(/[^\w.-]/g, '_')}`);
+      await writeFile(path, block.file.data);
+      saved.push(
+        `📎 ${block.file.title ?? block.file.name} saved to ${path}${block.file.preview ? `\n${block.file.preview}` : ''}`,
+      );
+    }
+    const parts = [renderTerminalMarkdown(body, style), ...saved].filter(Boolean);
+    // A blank line between the streamed answer (which ends mid-line) and the cards under it.
+    return parts.length ? `\n\n${parts.join('\n')}` : '';
+  }
+
+  return { threadId, send };
+}

@@ -17,7 +17,7 @@ import { admitTurn, resolveTenant } from './admission.js';
 import { inThread, type ThreadLockLike, type ThreadStoreLike } from './thread-session.js';
 import { applyGuardVerdict, screenMessage } from './screening.js';
 import { answer, keepHistory } from './answer.js';
-import { afterReply } from './after-reply.js';
+import { afterReply, settleSave } from './after-reply.js';
 import { createTurnLedger } from './turn-ledger.js';
 import { toUserError } from './turn-errors.js';
 import { sanitizeMessage } from './sanitize-message.js';
@@ -121,7 +121,7 @@ export function createAgent(deps: AgentDeps): Agent {
       const resolved = await resolveText(ext, message, scope, emit, () =>
         ledger.record(message, tenant.id, seen, { outcome: 'answered', flags: [], tools: [] }, NO_USAGE, 0),
       );
-      if (resolved === undefined) return; // answered directly (paging)
+      if (resolved === undefined) return settleSave(save, turnLog); // answered directly (paging)
       const screened = screenMessage(resolved, message, turnLog);
       seen.flags = screened.flags;
       // The classifier model, if any, runs beside the first step (the turn does not wait for it
@@ -132,7 +132,17 @@ export function createAgent(deps: AgentDeps): Agent {
       await mode?.after?.(result, scope);
       keepHistory(state, screened.text, result.added, historyMax);
       emit({ type: 'reply', reply: { text: result.text, blocks: result.blocks } });
-      await afterReply({ message, tenantId: tenant.id, seen, flags: screened.flags, result, save, ledger, emit });
+      await afterReply({
+        message,
+        tenantId: tenant.id,
+        seen,
+        flags: screened.flags,
+        result,
+        save,
+        ledger,
+        emit,
+        log: turnLog,
+      });
     });
   }
 
@@ -180,15 +190,28 @@ export function createAgent(deps: AgentDeps): Agent {
       let signal: AbortSignal | undefined;
       const started = performance.now();
       const seen: TurnSummary = { outcome: 'answered', toolResults: [], started };
+      let answered = false;
       const emit = (e: TurnEvent) => {
         if (e.type === 'done') {
+          answered = true;
           seen.usage = e.usage;
           seen.tools = e.toolCalls.length;
         } else if (e.type === 'tool_result') seen.toolResults.push({ tool: e.tool, ok: e.ok });
         channel.push(e);
       };
       turn(message, emit, outer, (s) => (signal = s), seen)
-        .catch((err: unknown) => failTurn(err, message, signal, seen, (e) => channel.push(e)))
+        .catch((err: unknown) => {
+          // A turn that has answered stays answered: no `error` ever follows `done` (the user
+          // would read "Something went wrong" under the answer). What failed is logged instead.
+          if (answered) {
+            log.error(
+              { err, event: 'failed_after_done', platform: message.platform, messageId: message.messageId },
+              'a turn failed after its reply; the user was answered and not told',
+            );
+            return;
+          }
+          return failTurn(err, message, signal, seen, (e) => channel.push(e));
+        })
         .finally(() => {
           // The one info line of a turn; its steps, tool calls and deliveries are at debug.
           log.info(

@@ -1,4 +1,5 @@
 import type { ThreadState } from '../contract/thread-state.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { linkedSignal } from '../net/linked-signal.js';
 
 export interface ThreadStoreLike {
@@ -15,7 +16,10 @@ export interface ThreadSession {
   state: ThreadState;
   /** Aborts on the turn's timeout, the caller's abort, or a lost lock. */
   signal: AbortSignal;
-  /** Saves the state; called again, it returns the first call's promise (the state is saved once). */
+  /**
+   * Saves the state, retried (`SAVE_RETRY_DELAYS_MS`) before it rejects; called again, it returns
+   * the first call's promise (the state is saved once). Whoever calls it first owns its failure.
+   */
   save: () => Promise<void>;
 }
 
@@ -25,6 +29,28 @@ export interface ThreadSessionOptions {
   timeoutMs: number;
   /** Told the turn's signal as soon as it exists, so a failure can tell its timeout from other aborts. */
   onSignal: (signal: AbortSignal) => void;
+}
+
+/**
+ * The waits between a failed save and its next try: three tries within a second. A save writes the
+ * same state again, so a retry is safe; a short blip (a reconnect, a failover) may pass within them.
+ */
+export const SAVE_RETRY_DELAYS_MS = [100, 400] as const;
+
+/** Tries `save` once, then once more after each delay; the last failure rejects as it came. */
+export async function saveWithRetry(
+  save: () => Promise<void>,
+  delaysMs: readonly number[] = SAVE_RETRY_DELAYS_MS,
+): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await save();
+    } catch (err) {
+      const delay = delaysMs[attempt];
+      if (delay === undefined) throw err;
+      await sleep(delay);
+    }
+  }
 }
 
 /**
@@ -46,12 +72,15 @@ export async function inThread<T>(
       throw err;
     });
     let saving: Promise<void> | undefined;
-    const save = () => (saving ??= deps.store.save(state));
+    const save = () => (saving ??= saveWithRetry(() => deps.store.save(state)));
     try {
       return await fn({ state, signal: link.signal, save });
     } finally {
       try {
-        await save();
+        // A save `fn` started is its own to report (after a reply it is logged, never shown):
+        // the lock is held until it settles. Otherwise the state is saved now, and a failure fails the turn.
+        if (saving) await saving.catch(() => {});
+        else await save();
       } finally {
         link.dispose();
       }

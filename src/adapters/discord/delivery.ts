@@ -1,6 +1,7 @@
 import { ChannelType, InteractionWebhook, type Client } from 'discord.js';
 import type { Logger } from '../../telemetry/logger.js';
 import type { Delivery, DeliveryFn } from '../../inbox/index.js';
+import { answeredStaysAnswered } from '../answered-turn.js';
 import { rememberButtonConversation } from './clicked-buttons.js';
 import { channelSink, interactionSink, threadSink, turnNonces, type InteractionHook, type ReplySink } from './sinks.js';
 import { MESSAGE_MARK, runTurn, type TurnDeps } from './turn.js';
@@ -27,7 +28,11 @@ const DELIVERED = 'delivered';
 export function createDelivery(deps: Deps): (client: Client) => DeliveryFn<DiscordWork> {
   const { log } = deps;
   const turnDeps: TurnDeps = {
-    agent: deps.agent,
+    // An `error` after `done` never reaches the sinks: it would post a warning under the answer.
+    agent: {
+      handlesAction: (actionId) => deps.agent.handlesAction(actionId),
+      handle: (message, signal) => answeredStaysAnswered(deps.agent.handle(message, signal), log),
+    },
     actions: deps.actions,
     log,
     editIntervalMs: deps.editIntervalMs,

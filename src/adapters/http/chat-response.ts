@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ErrorCode, RefusalDetails, ToolCallRecord, TurnEvent, TurnFlag, Usage } from '../../contract/turn.js';
 import type { Block } from '../../reply/model.js';
 import type { Logger } from '../../telemetry/logger.js';
+import { answeredStaysAnswered } from '../answered-turn.js';
 
 /** A turn's answer to `POST /api/chat`: one JSON body at the end, or its events as they come (SSE). */
 
@@ -28,13 +29,14 @@ export function streamTurn(
   threadId: string,
   run: (signal: AbortSignal) => AsyncIterable<TurnEvent>,
   release: () => void,
+  log: Logger,
 ): Response {
   return streamSSE(c, async (stream) => {
     try {
       const abort = new AbortController();
       stream.onAbort(() => abort.abort());
       await stream.writeSSE({ event: 'thread', data: JSON.stringify({ threadId }) });
-      for await (const event of run(abort.signal)) {
+      for await (const event of answeredStaysAnswered(run(abort.signal), log)) {
         const name = event.type === 'tool_event' ? event.name : event.type;
         await stream.writeSSE({ event: name, data: JSON.stringify(sseData(event)) });
       }
@@ -52,7 +54,7 @@ export async function jsonTurn(
   release: () => void,
   log: Logger,
 ): Promise<Response> {
-  const collected = await collectTurn(events).finally(release);
+  const collected = await collectTurn(answeredStaysAnswered(events, log)).finally(release);
   if (collected.error) {
     log.warn({ code: collected.error.code, threadId }, 'chat request failed');
     const { resetAt } = collected.error;

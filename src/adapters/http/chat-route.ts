@@ -49,7 +49,7 @@ export function mountChat(
     }
 
     if (c.req.header('accept')?.includes('text/event-stream'))
-      return streamTurn(c, threadId, (signal) => agent.handle(message, signal), release);
+      return streamTurn(c, threadId, (signal) => agent.handle(message, signal), release, log);
     return jsonTurn(c, threadId, agent.handle(message, c.req.raw.signal), release, log);
   });
 }

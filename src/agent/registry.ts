@@ -26,6 +26,8 @@ export interface ToolRegistry {
    * off is never offered; this is the answer when the model calls it anyway.
    */
   refusal(ctx: OfferContext, name: string): Promise<string | undefined>;
+  /** Whether `name`'s family is on for this tenant (a page listing what the bot can do; logs nothing). */
+  familyOn(ctx: OfferContext, name: string): Promise<boolean>;
 }
 
 export interface RegistryOptions {
@@ -92,6 +94,10 @@ export function createToolRegistry(
       const on = await allowed(ctx);
       const parts = await Promise.all(tools.filter(on).map((t) => t.instructions?.(ctx)));
       return parts.filter((p): p is string => typeof p === 'string' && p.length > 0);
+    },
+    async familyOn(ctx, name) {
+      const tool = byName.get(name);
+      return tool !== undefined && (await allowed(ctx))(tool);
     },
     async refusal(ctx, name) {
       const tool = byName.get(name);

@@ -9,7 +9,10 @@ import { commandInput, conversationIn, normalizeButton, normalizeCommand, tooLon
 import { warning } from './sinks.js';
 import {
   BUTTON_EXPIRED,
+  FOREIGN_SELECT,
+  ONLY_SLASH_COMMANDS,
   UNKNOWN_COMMAND,
+  UNSUPPORTED_INTERACTION,
   claimOnce,
   logTooLong,
   recordWork,
@@ -23,7 +26,7 @@ type Deps = Pick<HandlerDeps, 'agent' | 'kv' | 'inbox' | 'actions' | 'log' | 'ma
 type GatewayInteraction = ChatInputCommandInteraction | ButtonInteraction;
 
 /**
- * An interaction over the gateway (slash commands, button clicks). Only one gateway connection
+ * An interaction over the gateway (slash commands, button clicks; every other kind answered as over HTTP). Only one gateway connection
  * (or replica) claims it; it is acknowledged within Discord's 3 s, then recorded in the inbox
  * with its token, so any replica can answer it. A failed record is told privately.
  */
@@ -104,10 +107,37 @@ export function createInteractionHandler(deps: Deps): (interaction: Interaction)
       await tellPrivately(interaction, ownsOriginal, THREAD_QUEUE_FULL_TEXT(deps.maxPerThread), log);
   }
 
+  /**
+   * The kinds we take no action on get the answers the HTTP path gives (`http-interaction.ts`):
+   * an autocomplete no suggestions; a context-menu command, a modal submit and a select menu a
+   * private note. Unanswered, Discord would show "This interaction failed".
+   */
+  async function onOther(interaction: Interaction): Promise<void> {
+    if (!interaction.isAutocomplete() && !interaction.isRepliable()) return;
+    if (!(await claimOnce(deps.kv, log, interaction.id))) return;
+    log.debug({ interactionId: interaction.id, type: interaction.type }, 'discord interaction we take no action on');
+    if (interaction.isAutocomplete()) {
+      await acknowledge(interaction, () => interaction.respond([]), log);
+      return;
+    }
+    const text = interaction.isContextMenuCommand()
+      ? ONLY_SLASH_COMMANDS
+      : interaction.isAnySelectMenu()
+        ? FOREIGN_SELECT
+        : UNSUPPORTED_INTERACTION;
+    await acknowledge(
+      interaction,
+      () =>
+        interaction.reply({ content: warning(text), flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } }),
+      log,
+    );
+  }
+
   return async function onInteraction(interaction) {
     const receivedAt = Date.now();
     if (interaction.isChatInputCommand()) return onCommand(interaction, receivedAt);
     if (interaction.isButton()) return onButton(interaction, receivedAt);
+    return onOther(interaction);
   };
 }
 

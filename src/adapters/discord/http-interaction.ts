@@ -1,4 +1,5 @@
 import {
+  ComponentType,
   InteractionResponseType,
   InteractionType,
   MessageFlags,
@@ -14,7 +15,10 @@ import { conversationIn, normalizeButton, normalizeCommand, tooLong } from './no
 import { warning } from './sinks.js';
 import {
   BUTTON_EXPIRED,
+  FOREIGN_SELECT,
+  ONLY_SLASH_COMMANDS,
   UNKNOWN_COMMAND,
+  UNSUPPORTED_INTERACTION,
   logTooLong,
   recordWork,
   type HandlerDeps,
@@ -69,8 +73,7 @@ export function createHttpInteractionHandler(deps: Deps): (raw: RawInteraction) 
 
     if (raw.type === InteractionType.ApplicationCommand) {
       const data = raw.data;
-      if (!data || (data.type !== undefined && data.type !== 1))
-        return privately('Only slash commands are supported here.');
+      if (!data || (data.type !== undefined && data.type !== 1)) return privately(ONLY_SLASH_COMMANDS);
       if (!COMMAND_NAMES.has(data.name ?? '')) return privately(UNKNOWN_COMMAND(data.name ?? '?'));
       const chars = tooLong(data.options ?? []);
       if (chars !== undefined) {
@@ -95,6 +98,9 @@ export function createHttpInteractionHandler(deps: Deps): (raw: RawInteraction) 
     if (raw.type === InteractionType.MessageComponent) {
       const customId = raw.data?.custom_id;
       if (!customId || !raw.message) return { type: InteractionResponseType.DeferredMessageUpdate };
+      // Only buttons are ours (component type 2); a select menu is someone else's.
+      if (raw.data?.component_type !== undefined && raw.data.component_type !== ComponentType.Button)
+        return privately(FOREIGN_SELECT);
       const clicked = raw.message;
       const action = await deps.actions.decode(customId);
       if (!action || !deps.agent.handlesAction(action.id)) return privately(BUTTON_EXPIRED);
@@ -117,6 +123,6 @@ export function createHttpInteractionHandler(deps: Deps): (raw: RawInteraction) 
     // Discord accepts only an autocomplete result here (type 8); our options offer no suggestions.
     if (raw.type === InteractionType.ApplicationCommandAutocomplete)
       return { type: InteractionResponseType.ApplicationCommandAutocompleteResult, data: { choices: [] } };
-    return privately('This kind of interaction is not supported.');
+    return privately(UNSUPPORTED_INTERACTION);
   };
 }

@@ -43,6 +43,7 @@ const rawInteraction = z.object({
       name: z.string().optional(),
       options: z.array(z.object({ name: z.string(), value: z.unknown().optional() })).optional(),
       custom_id: z.string().optional(),
+      component_type: z.number().int().optional(),
     })
     .optional(),
   message: z

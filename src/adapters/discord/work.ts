@@ -55,6 +55,11 @@ export type DiscordWork =
 /** What a person is told, privately, for a command we do not have and a button whose action is gone (gateway and HTTP alike). */
 export const UNKNOWN_COMMAND = (name: string) => `I don’t know /${name}. Try /ask.`;
 export const BUTTON_EXPIRED = 'That button has expired. Ask me again in this conversation.';
+/** A context-menu command (user or message) and a modal submit: we register neither. */
+export const ONLY_SLASH_COMMANDS = 'Only slash commands are supported here.';
+export const UNSUPPORTED_INTERACTION = 'This kind of interaction is not supported.';
+/** A select menu (or any control but a button) on a message: we never send one, so it is not ours. */
+export const FOREIGN_SELECT = 'That select menu isn’t one of mine.';
 
 /** Two gateway connections receive the same interaction: only one may acknowledge it. */
 const SEEN_INTERACTION_TTL_MS = 3_600_000;

@@ -1,4 +1,5 @@
-import type { BlockAction, Middleware, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { App, BlockAction, Middleware, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { Logger } from '../../telemetry/logger.js';
 import { INBOX_UNAVAILABLE_TEXT as UNAVAILABLE, THREAD_QUEUE_FULL_TEXT, type AddResult } from '../../inbox/index.js';
 import { authOf, slackContext } from './bolt-context.js';
 import { recordWork, type HandlerDeps } from './handler-deps.js';
@@ -17,6 +18,14 @@ export function blockActionsListener(deps: HandlerDeps): Middleware<SlackActionM
     if (!n) return ack();
     const { message } = n;
     const responseUrl = (body as { response_url?: string }).response_url;
+    // A control we did not make (another app's, or one a workspace admin added): nothing to run, said privately.
+    if (message.action && !deps.agent.handlesAction(message.action.id)) {
+      await ack();
+      const type = (body as { actions?: { type?: unknown }[] }).actions?.[0]?.type;
+      log.debug({ actionId: message.action.id, type }, 'slack click on a control that is not ours');
+      if (responseUrl) void respondVia(responseUrl, log)(foreignControlText(typeof type === 'string' ? type : ''));
+      return;
+    }
     let added: AddResult;
     try {
       const actionTs = (body as { actions?: { action_ts?: unknown }[] }).actions?.[0]?.action_ts;
@@ -45,4 +54,45 @@ export function blockActionsListener(deps: HandlerDeps): Middleware<SlackActionM
     else if (added === 'added' && !message.isDirect)
       void state.follow(message.workspaceId, message.channelId, message.threadId);
   };
+}
+
+/** The private note for a click on a control we did not make, naming the kind of control. */
+export function foreignControlText(type: string): string {
+  return `That ${controlKind(type)} isn’t one of mine.`;
+}
+
+/** Slack's element `type` as a person calls it. */
+function controlKind(type: string): string {
+  if (type.endsWith('_select')) return 'select menu';
+  if (type === 'radio_buttons') return 'radio button';
+  if (type === 'checkboxes') return 'checkbox';
+  if (type === 'overflow') return 'overflow menu';
+  if (type === 'datepicker' || type === 'datetimepicker') return 'date picker';
+  if (type === 'timepicker') return 'time picker';
+  return 'button';
+}
+
+/**
+ * The interactions we offer no listener for (a modal submitted or closed, a global or message
+ * shortcut, a select menu's options request): acknowledged at once with one debug line, so Slack
+ * never shows its user an error after Bolt's 3 s wait. An options request gets no options.
+ */
+export function acknowledgeTheRest(app: App, log: Logger): void {
+  const any = /.*/;
+  app.view({ type: 'view_submission', callback_id: any }, async ({ ack, body }) => {
+    await ack();
+    log.debug({ callbackId: body.view.callback_id }, 'slack view submission acknowledged; nothing handles it');
+  });
+  app.view({ type: 'view_closed', callback_id: any }, async ({ ack, body }) => {
+    await ack();
+    log.debug({ callbackId: body.view.callback_id }, 'slack view closed acknowledged; nothing handles it');
+  });
+  app.shortcut(any, async ({ ack, body }) => {
+    await ack();
+    log.debug({ callbackId: body.callback_id, type: body.type }, 'slack shortcut acknowledged; nothing handles it');
+  });
+  app.options(any, async ({ ack, body }) => {
+    await ack({ options: [] });
+    log.debug({ type: body.type }, 'slack options request answered with none; nothing handles it');
+  });
 }

@@ -41,7 +41,8 @@ async function familiesOn(deps: AppHomeDeps, tenant: Tenant): Promise<ToolFamily
   const out: ToolFamily[] = [];
   for (const family of TOOL_FAMILIES) {
     const tool = deps.registry.tools.find((t) => t.family === family);
-    if (tool && (await deps.registry.refusal(ctx, tool.name)) === undefined) out.push(family);
+    // Not `refusal`: that is the model's path, and warns of a call the model should not have made.
+    if (tool && (await deps.registry.familyOn(ctx, tool.name))) out.push(family);
   }
   return out;
 }

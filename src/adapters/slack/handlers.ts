@@ -1,5 +1,5 @@
 import { Assistant, type App } from '@slack/bolt';
-import { blockActionsListener } from './action-listeners.js';
+import { acknowledgeTheRest, blockActionsListener } from './action-listeners.js';
 import { ANY_SLASH_COMMAND, commandListener } from './command-listeners.js';
 import { deliverSlackWork } from './delivery.js';
 import type { HandlerDeps, SlackWork } from './handler-deps.js';
@@ -10,7 +10,7 @@ import { slackErrorCode } from './slack-errors.js';
 /**
  * Every Slack entry point, and the file that handles it: messages (mentions, channel-thread
  * follow-ups, DMs, AI-app threads) in `message-listeners.ts`, slash commands in
- * `command-listeners.ts`, button clicks in `action-listeners.ts`, a new AI-app thread and the
+ * `command-listeners.ts`, button clicks (and an ack for every interaction we do not handle) in `action-listeners.ts`, a new AI-app thread and the
  * app leaving a workspace in `lifecycle-listeners.ts` (the Home tab: `app-home.ts`).
  *
  * Each is normalized, filtered and recorded in the inbox before it is acked: over HTTP Bolt
@@ -25,6 +25,7 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
   app.event('message', messages.message);
   app.command(ANY_SLASH_COMMAND, commandListener(deps));
   app.action({ type: 'block_actions' }, blockActionsListener(deps));
+  acknowledgeTheRest(app, deps.log);
   app.event('app_uninstalled', appUninstalled(deps));
   app.event('tokens_revoked', tokensRevoked(deps));
 

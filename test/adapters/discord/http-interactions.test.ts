@@ -14,6 +14,12 @@ import { startHttpServer, type RunningServer } from '../../../src/adapters/http/
 import { parseConfig } from '../../../src/config/index.js';
 import type { AdminDataPort } from '../../../src/data/index.js';
 import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
+import {
+  messageCommandInteraction,
+  modalSubmitInteraction,
+  selectInteraction,
+  snowflake,
+} from '../../fakes/discord/payloads.js';
 import { openPgliteTestPort } from '../../helpers/db.js';
 import { runAdapter, sentMessages, startHarness, type Harness } from '../../helpers/harness.js';
 import { inboxIdle } from '../../helpers/inbox-idle.js';
@@ -185,6 +191,38 @@ describe('the interactions endpoint', () => {
     payload.data.options[0]!.focused = true;
     const res = await discord.overHttp(url, payload as unknown as Parameters<FakeDiscord['overHttp']>[1]);
     expect(res).toMatchObject({ status: 200, body: { type: 8, data: { choices: [] } } });
+    expect(h.llm.requestsTo('/chat/completions')).toHaveLength(0);
+  });
+
+  it('a context-menu command, a modal submit and a select menu not ours get the private notes the gateway gives', async () => {
+    const { world } = discord;
+    const base = {
+      applicationId: world.applicationId,
+      channel: world.general,
+      guildId: world.guildOf(world.general.id),
+      user: world.people.alice,
+    };
+    const target = world.createMessage(
+      { channelId: world.general.id, author: world.people.alice, content: 'pick one' },
+      { dispatch: false },
+    );
+    const noteOf = async (payload: Parameters<FakeDiscord['overHttp']>[1]) => {
+      const res = await discord.overHttp(url, payload);
+      expect(res).toMatchObject({ status: 200, body: { type: 4, data: { flags: MessageFlags.Ephemeral } } });
+      return (res.body as { data: { content: string } }).data.content;
+    };
+    // The same texts as test/adapters/discord/other-interactions.test.ts asserts over the gateway.
+    expect(
+      await noteOf(messageCommandInteraction({ ...base, commandId: snowflake(), name: 'Summarize', target })),
+    ).toBe('⚠️ Only slash commands are supported here.');
+    expect(await noteOf(modalSubmitInteraction({ ...base, customId: 'feedback-modal' }))).toBe(
+      '⚠️ This kind of interaction is not supported.',
+    );
+    expect(
+      await noteOf(
+        selectInteraction({ ...base, message: structuredClone(target), customId: 'other-app:pick', values: ['a'] }),
+      ),
+    ).toBe('⚠️ That select menu isn’t one of mine.');
     expect(h.llm.requestsTo('/chat/completions')).toHaveLength(0);
   });
 

@@ -72,4 +72,12 @@ describe('Slack App Home', () => {
     await openHome('U0HUMAN1');
     expect(rig.slack.callsTo('views.publish').length).toBe(before + 1);
   });
+
+  it('logs nothing at warn when the Home tab opens, though a family is off for the tenant', async () => {
+    const from = rig.h.logs.lines.length;
+    const view = await openHome('U0HUMAN3');
+    // The clinic's family is off here (see above), and that is no warning: nobody asked for it.
+    expect(textOf(view)).not.toContain('*Your business*');
+    expect(rig.h.logs.lines.slice(from).filter((l) => Number(l.level) >= 40)).toEqual([]);
+  });
 });

@@ -223,4 +223,65 @@ export function buttonInteraction(p: InteractionBase & { message: APIMessage; cu
   };
 }
 
-export type InteractionPayload = ReturnType<typeof chatInputInteraction> | ReturnType<typeof buttonInteraction>;
+/** A select menu (string select) on a message, of another app. */
+export function selectInteraction(p: InteractionBase & { message: APIMessage; customId: string; values: string[] }) {
+  return {
+    ...interactionEnvelope(p),
+    type: InteractionType.MessageComponent,
+    message: p.message,
+    data: { custom_id: p.customId, component_type: ComponentType.StringSelect, values: p.values },
+  };
+}
+
+/** A modal's submit. */
+export function modalSubmitInteraction(p: InteractionBase & { customId: string }) {
+  return {
+    ...interactionEnvelope(p),
+    type: InteractionType.ModalSubmit,
+    data: {
+      custom_id: p.customId,
+      components: [
+        { type: ComponentType.ActionRow, components: [{ type: ComponentType.TextInput, custom_id: 'q', value: 'hi' }] },
+      ],
+    },
+  };
+}
+
+/** An autocomplete request while typing a slash command's option. */
+export function autocompleteInteraction(p: InteractionBase & { commandId: string; name: string }) {
+  return {
+    ...interactionEnvelope(p),
+    type: InteractionType.ApplicationCommandAutocomplete,
+    data: {
+      id: p.commandId,
+      name: p.name,
+      type: ApplicationCommandType.ChatInput,
+      options: [{ name: 'question', type: ApplicationCommandOptionType.String, value: 'acm', focused: true }],
+    },
+  };
+}
+
+/** A message context-menu command (right click → Apps). */
+export function messageCommandInteraction(
+  p: InteractionBase & { commandId: string; name: string; target: APIMessage },
+) {
+  return {
+    ...interactionEnvelope(p),
+    type: InteractionType.ApplicationCommand,
+    data: {
+      id: p.commandId,
+      name: p.name,
+      type: ApplicationCommandType.Message,
+      target_id: p.target.id,
+      resolved: { messages: { [p.target.id]: p.target } },
+    },
+  };
+}
+
+export type InteractionPayload =
+  | ReturnType<typeof chatInputInteraction>
+  | ReturnType<typeof buttonInteraction>
+  | ReturnType<typeof selectInteraction>
+  | ReturnType<typeof modalSubmitInteraction>
+  | ReturnType<typeof autocompleteInteraction>
+  | ReturnType<typeof messageCommandInteraction>;

@@ -6,7 +6,7 @@
  * one is refused as Discord refuses it (400, code 50035).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { InteractionResponseType, MessageFlags, MessageType, type APIMessage } from 'discord.js';
+import { InteractionResponseType, InteractionType, MessageFlags, MessageType, type APIMessage } from 'discord.js';
 import { checkMessageLimits } from './limits.js';
 import { specValidator } from './openapi.js';
 import { snowflake } from './payloads.js';
@@ -253,6 +253,10 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
       it.messageIds.add(it.originalId);
       if (type === InteractionResponseType.UpdateMessage)
         world.editMessage(it.originalId, messageFields(data, files, []));
+    } else if (type === InteractionResponseType.ApplicationCommandAutocompleteResult) {
+      if (it.payload.type !== InteractionType.ApplicationCommandAutocomplete)
+        return error(400, 50035, 'Invalid Form Body', ['autocomplete results answer autocomplete only']);
+      it.choices = (data.choices ?? []) as unknown[];
     } else {
       return error(400, 50035, 'Invalid Form Body', [`unsupported callback type ${type}`]);
     }

@@ -24,6 +24,8 @@ export interface InteractionRecord {
   dispatchedAt: number;
   /** The callback: its type and when it arrived. */
   callback?: { type: number; at: number };
+  /** An autocomplete's answer (callback type 8). */
+  choices?: unknown[];
   /** The message `@original` refers to (the deferred reply, or the clicked message). */
   originalId?: string;
   /** Follow-ups and the original: the messages this token may edit. */

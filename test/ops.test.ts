@@ -175,6 +175,8 @@ describe.skipIf(!REDIS_URL || !TEST_DATABASE_URL)('GET /readyz through outages',
       PGLITE_MEMORY: '',
       DATABASE_URL: `postgres://${pgUrl.username}@127.0.0.1:${pgProxy.port}${pgUrl.pathname}`,
       REDIS_URL: redisProxy.url('redis'),
+      // Not about persistence (test/redis-persistence.test.ts is): the machine's Redis may run without it.
+      REDIS_REQUIRE_PERSISTENCE: 'false',
       INBOX_QUEUE: `ops${Date.now()}`,
       EMBEDDING_DIMENSIONS: String(TEST_DIMENSIONS),
     });

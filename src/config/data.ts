@@ -25,6 +25,14 @@ export const dataSettings = z.object({
   SHUTDOWN_DRAIN_MS: int(10_000, 0, 600_000),
   // State
   REDIS_URL: optionalUrl,
+  /**
+   * With REDIS_URL: /readyz answers 503 while Redis may lose acked events (no AOF or RDB save, or a
+   * maxmemory-policy that evicts). On by default; `false` only turns the 503 off, the error line stays.
+   */
+  REDIS_REQUIRE_PERSISTENCE: z
+    .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
+    .optional()
+    .transform((v) => !(v === '0' || v === 'false' || v === 'no')),
   // Data
   DATABASE_URL: optionalUrl,
   SUPABASE_URL: optionalUrl,

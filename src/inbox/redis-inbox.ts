@@ -3,9 +3,10 @@ import { pid } from 'node:process';
 import { DelayedError, Queue, WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ConfigError } from '../config/index.js';
-import { createRedisConnection, watchRedisConnection } from '../net/redis-connection.js';
+import { createRedisConnection, watchRedisConnection, watchRedisPersistence } from '../net/redis-connection.js';
 import { describeRedisUrl } from '../net/redis-url.js';
 import type { Logger } from '../telemetry/logger.js';
+import { watchRedisEpoch } from './redis-epoch.js';
 import {
   DEFAULT_INBOX_OPTIONS,
   InboxUnavailableError,
@@ -70,6 +71,9 @@ export async function createRedisInbox(
       ]);
     }
   }
+  // Said at start and on every reconnect: what this Redis may lose, and whether it lost it.
+  await watchRedisPersistence(producer, log, { redis: where, uses: 'the inbox' });
+  await watchRedisEpoch(producer, `${o.prefix}:inbox:${o.queue}:epoch`, log, { redis: where });
   const queue = new Queue(o.queue, {
     connection: producer,
     prefix: o.prefix,
@@ -216,14 +220,7 @@ export async function createRedisInbox(
   /** Whether the head of a thread's order can still run: waiting, delayed or running somewhere. */
   async function headAlive(head: string, headDone: boolean): Promise<boolean> {
     if (headDone) return false;
-    const state = await queue.getJobState(head);
-    return (
-      state === 'waiting' ||
-      state === 'active' ||
-      state === 'delayed' ||
-      state === 'prioritized' ||
-      state === 'waiting-children'
-    );
+    return ALIVE_STATES.has(await queue.getJobState(head));
   }
 
   async function process(job: Job<InboxEntry>, token?: string): Promise<void> {
@@ -392,6 +389,9 @@ export async function createRedisInbox(
 function age(oldest: number): number {
   return Number.isFinite(oldest) ? Math.max(0, Date.now() - oldest) : 0;
 }
+
+/** The job states of an entry that can still run: waiting, delayed or running somewhere. */
+const ALIVE_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
 
 /** BullMQ job ids may not contain ':'. */
 function toJobId(id: string): string {

@@ -89,3 +89,80 @@ export async function redisReadyWithin(client: Redis, timeoutMs: number): Promis
     if (onReady) client.off('ready', onReady);
   }
 }
+
+/**
+ * Whether Redis keeps what it acked across a restart and under memory pressure, read with `CONFIG
+ * GET`: `appendonly yes` or a non-empty `save` (RDB snapshots) persist; any `maxmemory-policy` but
+ * `noeviction` may drop keys (BullMQ requires noeviction). A managed Redis may refuse (rename) CONFIG:
+ * then it is `unknown`, which does not fail anything.
+ */
+export type RedisPersistence =
+  { state: 'ok' } | { state: 'unknown'; reason: string } | { state: 'unsafe'; problem: string };
+
+export async function readRedisPersistence(client: Redis): Promise<RedisPersistence> {
+  const value = async (name: string) => {
+    const pair = (await client.call('CONFIG', 'GET', name)) as unknown;
+    return Array.isArray(pair) && pair.length >= 2 ? String(pair[1]) : undefined;
+  };
+  let appendonly: string | undefined, save: string | undefined, policy: string | undefined;
+  try {
+    [appendonly, save, policy] = await Promise.all([value('appendonly'), value('save'), value('maxmemory-policy')]);
+  } catch (err) {
+    // Lost the connection meanwhile: the next 'ready' checks again.
+    if (client.status !== 'ready') throw err;
+    return { state: 'unknown', reason: err instanceof Error ? err.message.split('\n')[0]! : String(err) };
+  }
+  const problems: string[] = [];
+  if (appendonly !== 'yes' && !save?.trim())
+    problems.push(`no persistence (appendonly ${appendonly ?? '?'}, save "${save ?? ''}"): a restart loses them`);
+  if (policy !== undefined && policy !== 'noeviction')
+    problems.push(`maxmemory-policy ${policy} evicts keys when memory is full`);
+  return problems.length ? { state: 'unsafe', problem: problems.join('; ') } : { state: 'ok' };
+}
+
+const persistenceOf = new WeakMap<Redis, RedisPersistence>();
+
+/**
+ * The latest persistence check of `client` (see watchRedisPersistence); undefined before the first.
+ * An unsafe finding is read again (an operator may fix it with CONFIG SET, no reconnect), so a
+ * readiness probe that trusts it sees the fix at once; a safe one waits for the next reconnect.
+ */
+export async function redisPersistence(client: Redis): Promise<RedisPersistence | undefined> {
+  const last = persistenceOf.get(client);
+  if (last?.state !== 'unsafe' || client.status !== 'ready') return last;
+  const now = await readRedisPersistence(client).catch(() => last);
+  persistenceOf.set(client, now);
+  return now;
+}
+
+/**
+ * Checks persistence now (when ready) and on every reconnect: a Redis may come back with another
+ * configuration (a failover, a restart without its config file). One error line per unsafe finding
+ * and one warn line the first time CONFIG is refused. Resolves after the first check.
+ */
+export async function watchRedisPersistence(
+  client: Redis,
+  log: Pick<Logger, 'error' | 'warn'>,
+  fields: { redis: string; uses: string },
+): Promise<void> {
+  let refusedSaid = false;
+  const check = async () => {
+    const found = await readRedisPersistence(client);
+    const before = persistenceOf.get(client);
+    persistenceOf.set(client, found);
+    if (found.state === 'unsafe' && (before?.state !== 'unsafe' || before.problem !== found.problem))
+      log.error(
+        { ...fields, problem: found.problem },
+        `Redis can lose acknowledged events (${fields.uses}) that were still waiting: ${found.problem}. Turn on appendonly (or RDB save) and maxmemory-policy noeviction`,
+      );
+    if (found.state === 'unknown' && !refusedSaid) {
+      refusedSaid = true;
+      log.warn(
+        { ...fields, reason: found.reason },
+        'Redis refused CONFIG GET (a managed Redis?): whether it persists acknowledged events is unknown; make sure it uses AOF or RDB and noeviction',
+      );
+    }
+  };
+  client.on('ready', () => void check().catch(() => undefined));
+  if (client.status === 'ready') await check().catch(() => undefined);
+}

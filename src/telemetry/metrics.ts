@@ -105,6 +105,11 @@ export const metrics = {
     help: 'Age of the oldest entry not yet answered; 0 when none.',
     registers: [registry],
   }),
+  redisDataLost: new Counter({
+    name: 'switchboard_redis_data_lost_total',
+    help: "Times this replica found Redis empty on reconnect (the inbox's epoch key gone): acked events still waiting may be lost.",
+    registers: [registry],
+  }),
 };
 
 /** Seconds since `start` (a performance.now() reading). */

@@ -52,6 +52,7 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     metricsToken: config.METRICS_TOKEN,
     trustProxy: config.TRUST_PROXY,
     draining: () => notReady,
+    requireRedisPersistence: config.REDIS_REQUIRE_PERSISTENCE,
   });
   // The operator console (/admin): off without ADMIN_TOKEN.
   mountConsole(app, {

@@ -14,13 +14,14 @@ export interface OwnRedis {
   start(): Promise<void>;
 }
 
-export async function startOwnRedis(): Promise<OwnRedis> {
+/** `extraArgs`: more redis-server options (e.g. `--maxmemory-policy allkeys-lru`). */
+export async function startOwnRedis(extraArgs: string[] = []): Promise<OwnRedis> {
   const port = await freePort();
   let proc: ChildProcess | undefined;
   const start = async () => {
     const child = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
       },

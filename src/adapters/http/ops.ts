@@ -6,6 +6,7 @@ import { enableDefaultMetrics, registry } from '../../telemetry/metrics.js';
 import type { KvStore } from '../../state/kv.js';
 import type { Inbox } from '../../inbox/index.js';
 import type { PlatformAdapter } from '../platform.js';
+import { redisPersistence } from '../../net/redis-connection.js';
 import { createRefusal, decideAccess } from './access.js';
 
 export interface OpsDeps {
@@ -22,9 +23,14 @@ export interface OpsDeps {
   metricsToken?: string;
   /** TRUST_PROXY as a number of proxies (0: X-Forwarded-For is ignored). */
   trustProxy?: number;
+  /** REDIS_REQUIRE_PERSISTENCE: not ready while Redis may lose acked events (see watchRedisPersistence). */
+  requireRedisPersistence?: boolean;
 }
 
 const anyRow = z.unknown();
+
+/** What Redis may lose (CONFIG values only: safe to show on /readyz). */
+class UnsafeRedis extends Error {}
 
 /**
  * `GET /metrics` (Prometheus text format) and `GET /readyz`: 200 only when the database, Redis
@@ -57,10 +63,11 @@ export function mountOps(app: Hono, deps: OpsDeps): void {
 
 /**
  * The readiness checks (/readyz, and the operator console's Health page): each dependency's
- * answer within `checkTimeoutMs`, as `ok`, `timed out`, `not connected` or `unreachable`.
+ * answer within `checkTimeoutMs`, as `ok`, `timed out`, `not connected` or `unreachable`; with
+ * `requireRedisPersistence`, `redis_persistence` says what Redis may lose (see watchRedisPersistence).
  */
 export async function checkReadiness(
-  deps: Pick<OpsDeps, 'data' | 'kv' | 'inbox' | 'adapters' | 'log' | 'checkTimeoutMs'>,
+  deps: Pick<OpsDeps, 'data' | 'kv' | 'inbox' | 'adapters' | 'log' | 'checkTimeoutMs' | 'requireRedisPersistence'>,
 ): Promise<{ ok: boolean; checks: Record<string, string> }> {
   const timeoutMs = deps.checkTimeoutMs ?? 2_000;
   const checks: Record<string, () => Promise<unknown>> = {
@@ -70,6 +77,12 @@ export async function checkReadiness(
   };
   const redis = deps.kv.redis;
   if (redis) checks.redis = () => redis.ping();
+  if (redis && deps.requireRedisPersistence)
+    // The last check (at start and on every reconnect; an unsafe one is read again).
+    checks.redis_persistence = async () => {
+      const found = await redisPersistence(redis);
+      if (found?.state === 'unsafe') throw new UnsafeRedis(found.problem);
+    };
   for (const adapter of deps.adapters) {
     if (adapter.ready)
       checks[adapter.name] = async () => ((await adapter.ready!()) ? true : Promise.reject(new Error('not connected')));
@@ -86,10 +99,13 @@ export async function checkReadiness(
       } catch (err) {
         // A fixed reason: error messages can carry connection strings.
         const reason =
-          err instanceof Error && (err.message === 'timed out' || err.message === 'not connected')
-            ? err.message
-            : 'unreachable';
-        deps.log.warn({ check: name, err }, `readiness check failed: ${name}`);
+          err instanceof UnsafeRedis
+            ? `${err.message} (REDIS_REQUIRE_PERSISTENCE=false to accept)`
+            : err instanceof Error && (err.message === 'timed out' || err.message === 'not connected')
+              ? err.message
+              : 'unreachable';
+        // An unsafe Redis had its one error line when it was found; a probe every few seconds adds nothing.
+        if (!(err instanceof UnsafeRedis)) deps.log.warn({ check: name, err }, `readiness check failed: ${name}`);
         return [name, reason] as const;
       } finally {
         clearTimeout(timer);

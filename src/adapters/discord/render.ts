@@ -9,7 +9,9 @@ import {
 import type { Block, Button, Card, Field, Reply } from '../../reply/model.js';
 import { renderTable } from '../../reply/plain-text.js';
 import { LIMITS, MAX_MESSAGES_PER_REPLY } from './limits.js';
-import { splitText, truncate } from '../../reply/text.js';
+import { cutAt, splitText, truncate } from '../../reply/text.js';
+import { inertDiscordText } from './inert.js';
+import { deceptiveLink } from '../links.js';
 
 export interface OutgoingFile {
   name: string;
@@ -43,12 +45,16 @@ export const EMPTY_REPLY = '_(no answer)_';
  * ends with '…' and the reply says so.
  */
 export function renderReply(reply: Reply, opts: RenderOptions): OutgoingMessage[] {
-  const built = buildEmbeds(reply.blocks);
+  const built = buildEmbeds(reply.blocks.map(inertBlock));
   const buttons = reply.blocks.flatMap((b) => (b.type === 'buttons' ? b.buttons : []));
   const rows = buttonRows(buttons, opts.customIds);
   let shortened = built.shortened || rows.shortened;
 
-  const messages = splitText(reply.text, LIMITS.content - NOTE_ROOM).map((content) => message(content));
+  // Cut to what the reply can show before any rendering: never render 100,000 characters to show 12,000.
+  const room = MAX_MESSAGES_PER_REPLY * LIMITS.content;
+  if (reply.text.length > room) shortened = true;
+  const text = inertDiscordText(cutAt(reply.text, room));
+  const messages = splitText(text, LIMITS.content - NOTE_ROOM).map((content) => message(content));
   if (messages.length === 0) messages.push(message(''));
   let current = messages.at(-1)!;
   for (const embed of built.embeds) {
@@ -82,15 +88,86 @@ export function renderReply(reply: Reply, opts: RenderOptions): OutgoingMessage[
   const last = messages.at(-1)!;
   if (shortened) last.content = [last.content, SHORTENED_NOTE].filter(Boolean).join('\n');
   if (!last.content && last.embeds.length === 0 && last.files.length === 0) last.content = EMPTY_REPLY;
-  return messages;
+  return messages.map(inertMessage);
+}
+
+/**
+ * The texts of a finished message made inert once more: each block was (before it was cut to
+ * size), but the renderer's own joins (a citation's title and snippet, context items) could
+ * still put a `[` of one part before the `](url)` of another.
+ */
+function inertMessage(m: OutgoingMessage): OutgoingMessage {
+  const t = inertDiscordText;
+  const embeds = m.embeds.map((e): APIEmbed => ({
+    ...e,
+    ...(e.title !== undefined ? { title: t(e.title) } : {}),
+    ...(e.description !== undefined ? { description: t(e.description) } : {}),
+    ...(e.fields ? { fields: e.fields.map((f) => ({ ...f, name: t(f.name), value: t(f.value) })) } : {}),
+    ...(e.footer ? { footer: { ...e.footer, text: t(e.footer.text) } } : {}),
+  }));
+  return { ...m, content: t(m.content), embeds };
 }
 
 /** The message shown while a turn runs: the text so far, then a small status line. */
 export function renderProgress(text: string, status: string | undefined): string {
-  const statusLine = status ? `-# ${truncate(status.replaceAll('\n', ' '), 200)}` : '';
+  const statusLine = status ? `-# ${inertDiscordText(truncate(status.replaceAll('\n', ' '), 200))}` : '';
   const room = LIMITS.content - statusLine.length - 1;
-  const body = truncate(text.trim(), room);
+  // Cut to what the message shows (with room for what inert text adds), then made inert, then cut to fit.
+  const body = truncate(inertDiscordText(cutAt(text.trim(), 2 * room)), room);
   return [body, statusLine].filter(Boolean).join('\n') || '-# …';
+}
+
+/** A block's texts made inert (src/adapters/discord/inert.ts); ids, values and file data are not text Discord shows. */
+function inertBlock(block: Block): Block {
+  const t = inertDiscordText;
+  const fields = (fs: Field[]) => fs.map((f) => ({ ...f, label: t(f.label), value: t(f.value) }));
+  switch (block.type) {
+    case 'markdown':
+    case 'header':
+      return { ...block, text: t(block.text) };
+    case 'fields':
+      return { ...block, fields: fields(block.fields) };
+    case 'cards':
+      return {
+        ...block,
+        cards: block.cards.map((c) => ({
+          ...c,
+          title: t(c.title),
+          fields: fields(c.fields),
+          ...(c.subtitle !== undefined ? { subtitle: t(c.subtitle) } : {}),
+          ...(c.body !== undefined ? { body: t(c.body) } : {}),
+        })),
+      };
+    case 'table':
+      return {
+        ...block,
+        columns: block.columns.map(t),
+        rows: block.rows.map((r) => r.map(t)),
+        ...(block.caption !== undefined ? { caption: t(block.caption) } : {}),
+      };
+    case 'citations':
+      return {
+        ...block,
+        sources: block.sources.map((s) => ({
+          ...s,
+          title: t(s.title),
+          ...(s.snippet !== undefined ? { snippet: t(s.snippet) } : {}),
+        })),
+      };
+    case 'context':
+      return { ...block, items: block.items.map(t) };
+    case 'file':
+      return {
+        ...block,
+        file: {
+          ...block.file,
+          ...(block.file.title !== undefined ? { title: t(block.file.title) } : {}),
+          ...(block.file.preview !== undefined ? { preview: t(block.file.preview) } : {}),
+        },
+      };
+    case 'buttons':
+      return block;
+  }
 }
 
 export function embedChars(e: APIEmbed): number {
@@ -138,7 +215,9 @@ function buildEmbeds(blocks: Block[]): Built {
     if (title) push({ title });
   };
   /** Long text as descriptions, continued over as many embeds as it needs. */
-  const pushText = (text: string, title: string | undefined) => {
+  const pushText = (full: string, title: string | undefined) => {
+    // Cut first: more than a reply's worth of embeds is never rendered.
+    const text = cut(full, LIMITS.embedCharsPerMessage * MAX_MESSAGES_PER_REPLY);
     splitText(text, LIMITS.embedDescription).forEach((description, i) =>
       push({ ...(i === 0 && title ? { title } : {}), description }),
     );
@@ -188,7 +267,7 @@ function buildEmbeds(blocks: Block[]): Built {
         // Titles and snippets are kept short on purpose: a source list is for skimming.
         const lines = block.sources.map(
           (s, i) =>
-            `${i + 1}. [${escapeLinkText(truncate(s.title, 200))}](${s.url})${s.snippet ? ` — ${truncate(s.snippet, 300)}` : ''}`,
+            `${i + 1}. ${sourceLink(truncate(s.title, 200), s.url)}${s.snippet ? ` — ${truncate(s.snippet, 300)}` : ''}`,
         );
         if (lines.length) pushText(lines.join('\n'), 'Sources');
         break;
@@ -280,6 +359,16 @@ function buttonRows(
   return { rows, shortened: buttons.length > max || shown.some((b) => b.label.length > LIMITS.buttonLabel) };
 }
 
+/** A source as a masked link, unless its title names another site: then the title, then the bare URL. */
+function sourceLink(title: string, url: string): string {
+  return deceptiveLink(title, url) ? `${title} <${url}>` : `[${escapeLinkText(title)}](${url})`;
+}
+
+/**
+ * A title as a masked link's text: its brackets as full-width ones, which close nothing. A
+ * backslash escape (`\]`) is read differently by different markdown readers, so one of them
+ * could see a link inside the title (`[<https://evil…>\](](https://…)`).
+ */
 function escapeLinkText(text: string): string {
-  return text.replace(/[[\]]/g, (c) => `\\${c}`);
+  return text.replace(/[[\]]/g, (c) => (c === '[' ? '［' : '］'));
 }

@@ -4,16 +4,33 @@
  * delivery path can forget it:
  *
  * - Special mentions (`<!channel>`, `<!here>`, `<!everyone>`, `<!subteam^…>`) are never live:
- *   they render as plain text (`@channel`). `<!date…>` is formatting and stays.
+ *   they render as plain text (`@channel`). `<!date…>` is formatting and stays, without its link.
  * - A user mention (`<@U…>`) stays live only for people already in the conversation (the
  *   asker, people the thread's messages mentioned); anyone else is plain text (`@name`).
- * - Markdown images are links, never images.
+ *   A channel mention loses its label (Slack shows the channel's real name).
+ * - A link whose text names another site than its target (`<https://evil|https://good>`) is
+ *   shown as its bare URL. Markdown images are links, never images.
  * - Posts and updates carry `unfurl_links: false, unfurl_media: false` unless every link in
  *   the message is on SLACK_UNFURL_DOMAINS. Slack's streaming methods take no unfurl flags,
  *   so streamed text shows links off that list as code (copyable, never fetched by Slack).
+ *
+ * The text is read once, left to right, by a scanner whose every look-ahead stops at the first
+ * character its syntax cannot hold (and at MAX_MARKUP): linear in the text, whatever the model
+ * wrote. A `<` that does not open a well-formed token is shown as `‹`, so nothing it leaves
+ * behind (`<@U1|<!here>>`) can close into a live token; and what the scanner writes, read
+ * again, comes out unchanged (a fixed point), which test/adapters/slack/inert.property.test.ts checks.
  */
 import type { types } from '@slack/bolt';
-import { linksIn, onDomains } from '../links.js';
+import {
+  bracketPairs,
+  deceptiveLink,
+  linksIn,
+  markdownLinkAt,
+  onDomains,
+  plainUrl,
+  runEnd,
+  type ScanEnd,
+} from '../links.js';
 
 /** Who a mention in our text may still ping, and which links Slack may preview. */
 export interface SlackAudience {
@@ -23,53 +40,46 @@ export interface SlackAudience {
   unfurlDomains: readonly string[];
 }
 
-/** Slack's mention markup: users, special mentions (`<!here>`, `<!subteam^S1|@team>`, `<!date^…>`). */
-const MENTION = /<(@[UWB][A-Z0-9]+|![a-z]+(?:\^[^>|\n]*)?)(?:\|([^>\n]*))?>/gi;
-/** Links as Slack markup, markdown, or bare; one pass, so a rewritten link is not read again. */
-const LINK =
-  /<(https?:[^>|\s]+)(?:\|([^>\n]*))?>|\[([^\]\n]*)\]\((https?:[^)\s]+)(?:\s+"[^"]*")?\)|(https?:\/\/[^\s<>|()[\]`"']+)/gi;
-/** Code spans and fences (a fence still open runs to the end): a link inside is already inert. */
-const CODE = /(```[\s\S]*?(?:```|$)|`[^`\n]*`)/;
+/** How the scanner writes links: kept (a post, whose unfurl flags are set) or, off the list, as code (a stream). */
+interface Scan {
+  audience: SlackAudience;
+  stream: boolean;
+  /** The text is a stream's last append: nothing can follow what it ends inside. */
+  last: boolean;
+}
 
-/** Mentions and images in one piece of text (mrkdwn, markdown or plain) made inert. */
+/** Mentions, deceptive links and images in one piece of text (mrkdwn, markdown or plain) made inert. */
 export function inertText(text: string, audience: SlackAudience): string {
-  return text
-    .replace(MENTION, (whole, target: string, label: string | undefined) => {
-      const name = label?.trim().replace(/^@/, '');
-      if (target.startsWith('@')) return audience.people.has(target.slice(1)) ? whole : `@${name || target.slice(1)}`;
-      const special = target.slice(1).toLowerCase();
-      if (special.startsWith('date')) return whole;
-      if (special.startsWith('subteam')) return `@${name || 'group'}`;
-      return `@${special.split('^')[0]}`;
-    })
-    .replace(/!\[([^\]\n]*)\]\(/g, '[$1](');
+  return scan(text, { audience, stream: false, last: true });
 }
 
 /**
  * Streamed text: `inertText`, and links off SLACK_UNFURL_DOMAINS shown as code (a stream takes
  * no unfurl flags). `inFence`: the text continues a code fence opened in an earlier append.
+ * A construct the text ends inside (`<!chan`, an open backtick) is made harmless, so the next
+ * append cannot complete it; unless the append is the `last` one, so is an unfinished
+ * markdown link (`[the rep` becomes `［the rep`). The writer holds such pieces back
+ * (streamableLength), so this only shows where it gave up waiting.
  */
-export function inertStreamText(text: string, audience: SlackAudience, inFence = false): string {
-  const open = inFence ? '```\n' : '';
-  const parts = inertText(open + text, audience).split(CODE);
-  return parts
-    .map((part, i) => (i % 2 === 1 ? part : defang(part, audience.unfurlDomains)))
-    .join('')
-    .slice(open.length)
-    .replace(/<(?=[@!#]|https?:|mailto:)(?=[^>\n]*$)/i, '‹');
+export function inertStreamText(text: string, audience: SlackAudience, inFence = false, last = true): string {
+  return inertStreamAppend(text, audience, inFence, last).text;
 }
 
-function defang(text: string, domains: readonly string[]): string {
-  const code = (url: string) => `\`${url.replaceAll('`', '')}\``;
-  return text.replace(
-    LINK,
-    (whole, slackUrl?: string, slackLabel?: string, mdLabel?: string, mdUrl?: string, bare?: string) => {
-      const url = slackUrl ?? mdUrl ?? bare ?? '';
-      if (onDomains(url, domains)) return whole;
-      const label = (slackLabel ?? mdLabel ?? '').trim();
-      return label && label !== url ? `${label} (${code(url)})` : code(url);
-    },
-  );
+/**
+ * One append of a stream made inert (`inertStreamText`), and whether it leaves a code fence open
+ * for the next append, as the scanner read it: a ``` inside a code span (`` `a```b ``) or a
+ * Slack token opens nothing, so counting ``` would put the next append's links in a fence that
+ * Slack never opened.
+ */
+export function inertStreamAppend(
+  text: string,
+  audience: SlackAudience,
+  inFence = false,
+  last = true,
+): { text: string; inFence: boolean } {
+  const open = inFence ? '```\n' : '';
+  const out = scanText(open + text, { audience, stream: true, last });
+  return { text: out.text.slice(open.length), inFence: out.fenceOpen };
 }
 
 /** A message as chat.postMessage / chat.update take it. */
@@ -116,31 +126,263 @@ function mapTexts<T>(value: T, fn: (s: string) => string): T {
   return value;
 }
 
+/** Characters after `<` that make it a Slack token: a mention, a special mention, a channel, a link. */
+const TOKEN_START = /^(?:[@!#]|(?:https?|mailto):)/i;
+
 /**
- * How much of `text` may be streamed now: a Slack token (`<…>`), a markdown link or a URL
- * still being written waits for its end, so the pieces are never made inert apart (a
- * `<!chan` and a `nel>` in two appends would join into a live mention in Slack). A wait
- * longer than MAX_HELD gives up: the piece goes out with its `<` made harmless.
+ * Whether the `<` at `at` starts a Slack token, or may once the text goes on (`<`, `<htt` at
+ * its end). Anything else (`a < b`, `<div>`) is text.
+ */
+function opensToken(text: string, at: number): boolean {
+  const after = text.slice(at + 1, at + 9);
+  if (TOKEN_START.test(after)) return true;
+  const atEnd = at + 1 + after.length >= text.length;
+  return atEnd && ['http:', 'https:', 'mailto:'].some((p) => p.startsWith(after.toLowerCase()));
+}
+
+/** The output of one scan: a rewritten construct never lets a bare `<` before it join it into a token. */
+function writer() {
+  const out: string[] = [];
+  return {
+    text(piece: string): void {
+      if (piece) out.push(piece);
+    },
+    rewritten(piece: string): void {
+      const last = out.at(-1);
+      if (last?.endsWith('<')) out[out.length - 1] = `${last.slice(0, -1)}‹`;
+      out.push(piece);
+    },
+    /** Drops the `!`s that would make the link written next an image. */
+    dropBangs(): void {
+      while (out.length && out.at(-1)!.endsWith('!')) {
+        const last = out.at(-1)!;
+        let end = last.length;
+        while (end > 0 && last[end - 1] === '!') end--;
+        if (end > 0) out[out.length - 1] = last.slice(0, end);
+        else out.pop();
+      }
+    },
+    toString: () => out.join(''),
+  };
+}
+
+/** Text that starts no construct: in a post, up to a backtick, `<` or `[`; in a stream also `h` (a URL). */
+const NEXT_IN_POST = /[^`<[]*/y;
+const NEXT_IN_STREAM = /[^`<[hH]*/y;
+
+function scan(text: string, s: Scan): string {
+  return scanText(text, s).text;
+}
+
+/** The scan, and whether the text ends inside a code fence (one still open runs to the end). */
+function scanText(text: string, s: Scan): { text: string; fenceOpen: boolean } {
+  const w = writer();
+  let fenceOpen = false;
+  let plainFrom = 0;
+  let i = 0;
+  const next = s.stream ? NEXT_IN_STREAM : NEXT_IN_POST;
+  const pairs = bracketPairs(text);
+  while (i < text.length) {
+    // Straight to the next character that may start a construct (a native scan).
+    i = runEnd(next, text, i);
+    if (i >= text.length) break;
+    const c = text[i]!;
+    let end: number | undefined;
+    let piece: string | undefined;
+    if (c === '`' && text.startsWith('```', i)) {
+      // A fence (still open: to the end) is code: only Slack's own tokens in it are read.
+      const close = text.indexOf('```', i + 3);
+      end = close < 0 ? text.length : close + 3;
+      fenceOpen = close < 0;
+      piece = code(text.slice(i, end), s);
+    } else if (c === '`') {
+      const close = codeSpanEnd(text, i);
+      // An empty code span in a stream would join a link written as code after it (or the next
+      // append's) into a fence: `` `` `` + `` `https://…` `` reads as ```` ```https://…` ````.
+      if (close === i + 2 && s.stream) [end, piece] = [close, 'ˋˋ'];
+      else if (typeof close === 'number') [end, piece] = [close, code(text.slice(i, close), s)];
+      // A backtick that opens nothing would pair with the backticks of a link shown as code.
+      else if (s.stream) [end, piece] = [i + 1, 'ˋ'];
+    } else if (c === '<' && opensToken(text, i)) {
+      const close = angleEnd(text, i);
+      [end, piece] = typeof close === 'number' ? [close, slackToken(text.slice(i + 1, close - 1), s)] : [i + 1, '‹'];
+    } else if (c === '[') {
+      const link = markdownLinkAt(text, i, pairs);
+      if (link && link !== 'open') {
+        w.text(text.slice(plainFrom, i));
+        plainFrom = i;
+        // An image (`![…](…)`) is shown as a link: every `!` before it goes.
+        w.dropBangs();
+        [end, piece] = [link.end, markdownLink(link.label, link.url, s)];
+      } else if (link === 'open' && !s.last) [end, piece] = [i + 1, '［'];
+    } else if (s.stream && (c === 'h' || c === 'H') && /^https?:\/\//i.test(text.slice(i, i + 8))) {
+      end = urlEnd(text, i);
+      piece = streamUrl(text.slice(i, end), s);
+    }
+    if (end === undefined || piece === undefined) {
+      i++;
+      continue;
+    }
+    w.text(text.slice(plainFrom, i));
+    w.rewritten(piece);
+    i = plainFrom = end;
+  }
+  w.text(text.slice(plainFrom));
+  return { text: w.toString(), fenceOpen };
+}
+
+/** What an inline code span may hold: anything to the next backtick on its line. */
+const CODE_SPAN = /[^`\n]*/y;
+
+/** The end of a code span opened at `start` (the next backtick on its line), or `open`/undefined. */
+function codeSpanEnd(text: string, start: number): ScanEnd {
+  const i = runEnd(CODE_SPAN, text, start + 1);
+  if (i >= text.length) return 'open';
+  return text[i] === '`' ? i + 1 : undefined;
+}
+
+/** The end of a Slack token `<…>` opened at `start`: no `<`, `>` or newline inside, at most MAX_MARKUP long. */
+function angleEnd(text: string, start: number): ScanEnd {
+  const i = runEnd(TOKEN_BODY, text, start + 1);
+  if (i >= text.length) return 'open';
+  return text[i] === '>' ? i + 1 : undefined;
+}
+
+/** What a Slack token's inside and a bare URL may hold (sticky, bounded by MAX_MARKUP). */
+const TOKEN_BODY = /[^<>\n]{0,2000}/y;
+const BARE_URL = /[^\s<>|()[\]`"']{1,2000}/y;
+
+/** Where a bare URL ends, as chat clients find it (URL_PATTERN in src/adapters/links.ts). */
+function urlEnd(text: string, start: number): number {
+  return runEnd(BARE_URL, text, start);
+}
+
+/** Code: kept as written, but Slack reads its tokens even there, so they are rewritten all the same. */
+function code(text: string, s: Scan): string {
+  if (!text.includes('<')) return text;
+  const w = writer();
+  let from = 0;
+  for (let i = text.indexOf('<'); i >= 0; i = text.indexOf('<', Math.max(i + 1, from))) {
+    if (!opensToken(text, i)) continue;
+    const close = angleEnd(text, i);
+    w.text(text.slice(from, i));
+    // In code a link stays a link (never code within code); a deceptive one still shows its URL.
+    if (typeof close === 'number') w.rewritten(slackToken(text.slice(i + 1, close - 1), { ...s, stream: false }));
+    else w.rewritten('‹');
+    from = typeof close === 'number' ? close : i + 1;
+  }
+  w.text(text.slice(from));
+  return w.toString();
+}
+
+/** A Slack token's inside (`@U1|name`, `!here`, `#C1|general`, `https://…|label`) as it may be shown. */
+function slackToken(body: string, s: Scan): string {
+  const bar = body.indexOf('|');
+  const target = bar < 0 ? body : body.slice(0, bar);
+  const label = bar < 0 ? undefined : body.slice(bar + 1);
+  const name = label === undefined ? '' : mentionName(label);
+  if (/^@[UWB][A-Z0-9]{1,40}$/.test(target))
+    return s.audience.people.has(target.slice(1)) ? `<${target}>` : `@${name || target.slice(1)}`;
+  if (/^#[CGD][A-Z0-9]{1,40}$/.test(target)) return `<${target}>`;
+  if (/^![a-z]/i.test(target)) {
+    const [special = '', ...args] = target.slice(1).split('^');
+    const kind = special.toLowerCase();
+    // A date is formatting; its optional fourth part is a link, which goes.
+    if (kind === 'date' && args.length >= 2 && /^\d{1,12}$/.test(args[0]!)) {
+      const fallback = label === undefined ? '' : plainLabel(label);
+      return `<!date^${args[0]}^${args[1]!.replace(/[^\w{} ,:/.-]/g, '')}${fallback ? `|${fallback}` : ''}>`;
+    }
+    if (kind === 'subteam') return `@${name || 'group'}`;
+    return `@${kind.replace(/[^a-z]/g, '') || 'mention'}`;
+  }
+  if (/^(?:https?|mailto):\S+$/i.test(target)) {
+    // Slack reads the token before any markdown in it, but a markdown reader would not: brackets
+    // and backticks in its URL (`<https://[good](evil)>`) could make a link or code span of its pieces.
+    const url = target.replace(/[[\]`]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    const text = plainLabel(label ?? '');
+    if (deceptiveLink(text, url)) return linkShown(url, s);
+    if (s.stream && !onDomains(url, s.audience.unfurlDomains)) return labelled(text, url, s);
+    return text && text !== url ? `<${url}|${text}>` : `<${url}>`;
+  }
+  return `‹${labelText(body, s)}›`;
+}
+
+/** A markdown link as it may be shown: deceptive → its URL; in a stream, off the list → `label (url)` with the URL as code. */
+function markdownLink(label: string, written: string, s: Scan): string {
+  const url = plainUrl(written);
+  const web = /^https?:\/\//i.test(url);
+  // Judged on the text as it would be shown, so the output, read again, is judged the same.
+  if (web && deceptiveLink(plainLabel(label), url)) return linkShown(url, s);
+  if (web && s.stream && !onDomains(url, s.audience.unfurlDomains)) return labelled(plainLabel(label), url, s);
+  return `[${plainLabel(label)}](${url})`;
+}
+
+/** A link shown as its bare URL: a Slack link in a post, in a stream code unless it is on the list. */
+function linkShown(url: string, s: Scan): string {
+  return s.stream ? streamUrl(url, s) : `<${url}>`;
+}
+
+/** `label (url)` in a stream, the URL as code unless it is on the list. */
+function labelled(label: string, url: string, s: Scan): string {
+  return label && label !== url ? `${labelText(label, s)} (${streamUrl(url, s)})` : streamUrl(url, s);
+}
+
+/** A URL in a stream: on SLACK_UNFURL_DOMAINS as is, else as code (copyable, never fetched). */
+function streamUrl(url: string, s: Scan): string {
+  return onDomains(url, s.audience.unfurlDomains) ? url : `\`${url.replaceAll('`', '')}\``;
+}
+
+/** A name from a mention's label: letters, digits and a few separators, nothing that is markup. */
+function mentionName(label: string): string {
+  return label
+    .replace(/[^\p{L}\p{N}._' -]/gu, '')
+    .trim()
+    .slice(0, 80);
+}
+
+/** A label shown as text: without the characters that open or close markup. */
+function plainLabel(label: string): string {
+  return label.replace(/[<>[\]`|]/g, '').trim();
+}
+
+/** A label placed in running text: plain, and in a stream its URLs shown as code like any other. */
+function labelText(label: string, s: Scan): string {
+  const text = plainLabel(label);
+  return s.stream ? scan(text, s) : text;
+}
+
+/**
+ * How much of `text` may be streamed now: a Slack token (`<…>`), a markdown link, a code span
+ * or a URL still being written waits for its end, so the pieces are never made inert apart (a
+ * `<!chan` and a `nel>` in two appends would join into a live mention in Slack). Read with the
+ * scanner's own bounded look-aheads, so it is linear in the text. A wait longer than MAX_HELD
+ * gives up: the piece goes out with its `<` made harmless.
  */
 export function streamableLength(text: string): number {
   const lineStart = text.lastIndexOf('\n') + 1;
   const line = text.slice(lineStart);
-  let cut = line.length;
-  const lt = line.lastIndexOf('<');
-  if (lt >= 0 && !line.includes('>', lt)) cut = Math.min(cut, lt);
-  const br = line.lastIndexOf('[');
-  if (br >= 0 && /^\[[^\]]*(?:\](?:\([^)\s]*)?)?$/.test(line.slice(br)))
-    cut = Math.min(cut, br > 0 && line[br - 1] === '!' ? br - 1 : br);
   // The last word may be the start of a URL or a token (`h`, `<`, `[`): it waits for the space after it.
-  const word = /\S*$/.exec(line)?.[0] ?? '';
-  cut = Math.min(cut, line.length - word.length);
-  // An inline code span still open waits for its closing backtick.
-  let tick = -1;
-  for (const m of line.matchAll(/```|`/g)) if (m[0] === '`') tick = tick < 0 ? m.index : -1;
-  if (tick >= 0) cut = Math.min(cut, tick);
-  // Never inside a finished token, markdown link or code span: it goes out whole, next time.
-  for (const m of line.matchAll(/<[^>\n]*>|!?\[[^\]\n]*\]\([^)\s]*\)|`[^`\n]*`/g)) {
-    if (m.index < cut && cut < m.index + m[0].length) cut = m.index;
+  let cut = line.length;
+  while (cut > 0 && !/\s/.test(line[cut - 1]!)) cut--;
+  // A token, link or code span that started before it and is not finished (or is, but runs past the cut) waits whole.
+  const pairs = bracketPairs(line);
+  for (let i = 0; i < cut;) {
+    const c = line[i];
+    let end: ScanEnd;
+    if (c === '`' && line.startsWith('```', i)) end = i + 3;
+    else if (c === '`') end = codeSpanEnd(line, i);
+    else if (c === '<' && opensToken(line, i)) end = angleEnd(line, i);
+    else if (c === '[') {
+      const link = markdownLinkAt(line, i, pairs);
+      end = link === 'open' ? 'open' : link?.end;
+    }
+    if (end === 'open' || (typeof end === 'number' && end > cut)) {
+      cut = i;
+      // The `!` of an image waits with its link.
+      while (c === '[' && cut > 0 && line[cut - 1] === '!') cut--;
+      break;
+    }
+    i = typeof end === 'number' ? end : i + 1;
   }
   return line.length - cut > MAX_HELD ? text.length : lineStart + cut;
 }

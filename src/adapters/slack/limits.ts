@@ -12,6 +12,11 @@ export const SLACK_LIMITS = {
   contextText: 3_000,
   /** Cumulative over every markdown block (and streamed markdown) of one message. */
   markdownPerMessage: 12_000,
+  /**
+   * Ours, not Slack's: the most of one answer's text (or one markdown block) shown, four full
+   * messages; beyond it the text is cut before it is rendered, with the shortened note.
+   */
+  answerText: 48_000,
   tablesPerMessage: 1,
   /** Rows of one table block, the header row included. */
   tableRows: 100,

@@ -1,11 +1,11 @@
 import type { types, webApi } from '@slack/bolt';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../telemetry/logger.js';
 import { truncate } from '../../reply/text.js';
 import { SLACK_LIMITS as L } from './limits.js';
 import { contextBlock, markdownBlocks, type SlackBlock, type SlackMessage } from './render.js';
 import { slackErrorCode } from './slack-errors.js';
 import { escapeMrkdwn } from './text.js';
-import { inertStreamBlocks, inertStreamText } from './inert.js';
+import { inertStreamAppend, inertStreamBlocks, inertStreamText } from './inert.js';
 import { turnMetadata, type ThreadPoster, type ThreadTarget } from './thread-poster.js';
 
 /** A tool call as the live message shows it. */
@@ -23,8 +23,8 @@ export interface Task {
  */
 export class StreamDelivery {
   private streamer: webApi.ChatStreamer | undefined;
-  /** Code fences in the markdown streamed so far: odd while one is open (its links are already inert). */
-  private fences = 0;
+  /** Whether the markdown streamed so far ends inside a code fence (as the renderer read it: its links are already inert). */
+  private inFence = false;
 
   constructor(
     private readonly target: ThreadTarget,
@@ -41,7 +41,7 @@ export class StreamDelivery {
   /** One append; the first one starts the stream, which counts as a message posted in the thread. */
   async append(args: { markdown_text?: string; chunks?: types.AnyChunk[] }): Promise<void> {
     const starting = !this.streamer?.ts;
-    if (!this.streamer) this.fences = 0;
+    if (!this.streamer) this.inFence = false;
     this.streamer ??= this.target.client.chatStream({
       channel: this.target.channel,
       thread_ts: this.target.threadTs,
@@ -51,7 +51,7 @@ export class StreamDelivery {
       // The writer paces the flushes; every append goes out.
       buffer_size: 1,
     });
-    await this.streamer.append(this.inert(args));
+    await this.streamer.append(this.inert(args, false));
     if (starting) {
       this.slack.posted += 1;
       if (this.streamer.ts) await this.onStarted(this.streamer.ts);
@@ -64,7 +64,7 @@ export class StreamDelivery {
     this.streamer = undefined;
     if (!streamer) return false;
     const tag = this.target.turnId ? { metadata: turnMetadata(this.target.turnId) } : {};
-    const { blocks, ...rest } = this.inert(args);
+    const { blocks, ...rest } = this.inert(args, true);
     const final = {
       ...rest,
       ...(blocks ? { blocks: inertStreamBlocks(blocks, this.target.audience) } : {}),
@@ -75,13 +75,16 @@ export class StreamDelivery {
     );
   }
 
-  /** What a stream carries, made inert: it takes no unfurl flags, so links off the list are shown as code. */
-  private inert<A extends { markdown_text?: string; chunks?: types.AnyChunk[] }>(args: A): A {
+  /**
+   * What a stream carries, made inert: it takes no unfurl flags, so links off the list are shown
+   * as code. `last`: the markdown ends the stream, so nothing can complete what it ends inside.
+   */
+  private inert<A extends { markdown_text?: string; chunks?: types.AnyChunk[] }>(args: A, last: boolean): A {
     const text = (s: string) => inertStreamText(s, this.target.audience);
     const markdown = (s: string) => {
-      const out = inertStreamText(s, this.target.audience, this.fences % 2 === 1);
-      this.fences += s.match(/```/g)?.length ?? 0;
-      return out;
+      const out = inertStreamAppend(s, this.target.audience, this.inFence, last);
+      this.inFence = out.inFence;
+      return out.text;
     };
     return {
       ...args,

@@ -2,7 +2,7 @@ import type { types } from '@slack/bolt';
 import type { Block, Button, Card, Field, FileAttachment, Reply } from '../../reply/model.js';
 import { SLACK_LIMITS as L } from './limits.js';
 import { escapeMrkdwn, toMrkdwn } from './text.js';
-import { splitText, truncate } from '../../reply/text.js';
+import { cutAt, splitText, truncate } from '../../reply/text.js';
 
 export type SlackBlock = types.KnownBlock;
 
@@ -65,7 +65,7 @@ export function renderReply(reply: Reply, opts: RenderOptions = {}): RenderedRep
 
 /** A short message rendered the same way (errors, notices). */
 export function noticeMessage(text: string, emoji = ':warning:'): SlackMessage {
-  const body = truncate(`${emoji} ${toMrkdwn(text)}`, L.sectionText);
+  const body = truncate(`${emoji} ${toMrkdwn(cutAt(text, L.sectionText))}`, L.sectionText);
   return { text: truncate(text, L.fallbackText), blocks: [{ type: 'section', text: { type: 'mrkdwn', text: body } }] };
 }
 
@@ -75,10 +75,14 @@ export function markdownBlocks(markdown: string): SlackBlock[] {
 }
 
 function markdownUnits(markdown: string): Unit[] {
-  // Pieces well under the per-message budget pack more tightly behind a streamed answer.
-  return splitText(markdown.trim(), MARKDOWN_PIECE).map((text) =>
+  // Cut to what a reply shows before anything else reads it; pieces well under the per-message
+  // budget pack more tightly behind a streamed answer.
+  const shortened = markdown.length > L.answerText;
+  const units = splitText(cutAt(markdown, L.answerText).trim(), MARKDOWN_PIECE).map((text) =>
     unit([{ type: 'markdown', text }], { markdownChars: text.length }),
   );
+  if (shortened && units.length) units.at(-1)!.shortened = true;
+  return units;
 }
 
 function blockUnits(block: Exclude<Block, { type: 'file' }>): Unit[] {
@@ -126,7 +130,7 @@ function cardUnit(card: Card, divider: boolean): Unit {
     shortened ||= s.shortened;
   }
   if (card.body?.trim()) {
-    for (const piece of splitText(toMrkdwn(card.body), L.sectionText))
+    for (const piece of splitText(toMrkdwn(cutAt(card.body, L.answerText)), L.sectionText))
       blocks.push({ type: 'section', text: { type: 'mrkdwn', text: piece } });
   }
   if (divider) blocks.push({ type: 'divider' });
@@ -138,7 +142,7 @@ function fieldSections(fields: Field[]): { block: SlackBlock; shortened: boolean
   const texts = fields
     .filter((f) => f.label.trim() || f.value.trim())
     .map((f) => {
-      const text = `*${escapeMrkdwn(f.label.trim())}*\n${toMrkdwn(f.value.trim() || '—')}`;
+      const text = `*${escapeMrkdwn(cutAt(f.label.trim(), L.fieldText))}*\n${toMrkdwn(cutAt(f.value.trim() || '—', L.fieldText))}`;
       return { text: truncate(text, L.fieldText), shortened: text.length > L.fieldText };
     });
   for (let i = 0; i < texts.length; i += L.fieldsPerSection) {
@@ -217,10 +221,10 @@ function contextUnits(items: string[]): Unit[] {
   const texts = items.map((i) => i.trim()).filter(Boolean);
   const units: Unit[] = [];
   for (let i = 0; i < texts.length; i += L.contextElements) {
-    const chunk = texts.slice(i, i + L.contextElements);
+    const chunk = texts.slice(i, i + L.contextElements).map((t) => toMrkdwn(cutAt(t, L.contextText + 1)));
     units.push(
-      unit([contextBlock(chunk.map((t) => truncate(toMrkdwn(t), L.contextText)))], {
-        shortened: chunk.some((t) => toMrkdwn(t).length > L.contextText),
+      unit([contextBlock(chunk.map((t) => truncate(t, L.contextText)))], {
+        shortened: chunk.some((t) => t.length > L.contextText),
       }),
     );
   }
@@ -286,7 +290,7 @@ function uniqueActionIds(blocks: SlackBlock[]): SlackBlock[] {
 function fallbackText(reply: Reply): string {
   const header = reply.blocks.find((b): b is Extract<Block, { type: 'header' }> => b.type === 'header');
   const text = reply.text.trim() || header?.text || 'Switchboard replied.';
-  return truncate(toMrkdwn(text), L.fallbackText);
+  return truncate(toMrkdwn(cutAt(text, L.fallbackText)), L.fallbackText);
 }
 
 function link(url: string, title: string): string {

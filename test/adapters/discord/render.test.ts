@@ -136,7 +136,7 @@ describe('renderReply', () => {
       fields: [{ name: 'Offer', value: 'Free month' }],
     });
     expect(m!.embeds[3]!.description).toMatch(/^Prices\n```\nProduct │ Price\n/);
-    expect(m!.embeds[4]!.description).toBe('1. [Docs \\[v2\\]](https://example.com/a) — About A');
+    expect(m!.embeds[4]!.description).toBe('1. [Docs ［v2］](https://example.com/a) — About A');
     expect(m!.embeds[4]!.footer).toEqual({ text: '3 results · updated today' });
     expect(m!.files).toMatchObject([{ name: 'a.csv', description: 'Export' }]);
     expect(m!.components).toEqual([

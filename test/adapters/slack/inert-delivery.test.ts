@@ -140,3 +140,59 @@ describe('model text in Slack', () => {
     expect(answer.text).toContain(`<@${ASKER}> asked first, <@${FRIEND}> was named, @${STRANGER} was not. @here`);
   });
 });
+
+/** Issue 39: mentions hidden in another mention's label, and links whose text names another site. */
+const VICTIM = 'U0VICTIM';
+const NESTED =
+  `Ping <@U0NOTIN|<!here>> and <!subteam^S0TEAM|<!channel>> and <@U0NOTIN|<@${VICTIM}>>.\n\n` +
+  'Log in at <https://evil.example/login|https://good.example/login>, pay at ' +
+  '[https://good.example/pay](https://evil.example/pay), due <!date^1700000000^{date}^https://evil.example/d|Nov 14>.';
+
+/** No write carries a live mention from a label, a deceptive link or a date's link. */
+function expectNothingHidden(calls: SlackCall[]): void {
+  expect(calls.length).toBeGreaterThan(0);
+  for (const c of calls) {
+    const seen = shown(c);
+    expect(seen, c.method).not.toMatch(/<!(here|channel)/);
+    expect(seen, c.method).not.toMatch(new RegExp(`<@(${VICTIM}|U0NOTIN)`));
+    expect(seen, c.method).not.toContain('|https://good.example/login>');
+    expect(seen, c.method).not.toContain('[https://good.example/pay](https://evil.example/pay)');
+    expect(seen, c.method).not.toContain('evil.example/d');
+  }
+}
+
+describe('model text in Slack: nested mentions and deceptive links', () => {
+  it('streaming: a mention in a label stays text, and the stream shows no deceptive link', async () => {
+    rig.llm.script({ text: NESTED, chunkDelayMs: 5 });
+    const event = await ask('what is due?');
+    expect(rig.slack.callsTo('chat.appendStream').length).toBeGreaterThan(0);
+    expectNothingHidden(writes());
+    const markdown = rig.slack.threadReplies('C0CHAN1', event.ts)[0]!.stream!.markdown;
+    expect(markdown).toContain('due <!date^1700000000^{date}|Nov 14>.');
+  });
+
+  it('post and update: the same, and a deceptive link shows its real URL', async () => {
+    rig.slack.disableStreaming();
+    rig.llm.script({ text: NESTED, chunkDelayMs: 5 });
+    const event = await ask('what is due?');
+    expect(rig.slack.callsTo('chat.update').length).toBeGreaterThan(0);
+    expectNothingHidden([...rig.slack.callsTo('chat.postMessage'), ...rig.slack.callsTo('chat.update')]);
+    const final = JSON.stringify(rig.slack.threadReplies('C0CHAN1', event.ts)[0]!.blocks);
+    expect(final).toContain('Log in at <https://evil.example/login>, pay at <https://evil.example/pay>');
+    expect(final).toContain('due <!date^1700000000^{date}|Nov 14>.');
+  });
+
+  it('one finished post (nothing streamed before the reply): the same', async () => {
+    // One line opened by a backtick that never closes: the writer holds it all back (it may be
+    // code still being written), so the reply goes out as one finished post.
+    const held = `\` ${NESTED.replace('\n\n', ' ')}`;
+    expect(held.length).toBeLessThan(300);
+    rig.llm.script({ text: held, chunkDelayMs: 5 });
+    const event = await ask('what is due?');
+    expect(rig.slack.callsTo('chat.appendStream')).toEqual([]);
+    expect(rig.slack.callsTo('chat.update')).toEqual([]);
+    expectNothingHidden(rig.slack.callsTo('chat.postMessage'));
+    const final = JSON.stringify(rig.slack.threadReplies('C0CHAN1', event.ts)[0]!.blocks);
+    expect(final).toContain('Ping ‹@U0NOTIN|@here> and ‹!subteam^S0TEAM|@channel> and ‹@U0NOTIN|@U0VICTIM>.');
+  });
+});

@@ -318,7 +318,7 @@ describe.skipIf(!REDIS_URL)('the Redis inbox across replicas', () => {
   it('runs an entry again on another replica within seconds when its runner is killed (SIGKILL), with what it recorded', async () => {
     const queue = `q${randomUUID().slice(0, 8)}`;
     queues.push(queue);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/turns/dying-runner.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/inbox/dying-runner.ts'], {
       env: { ...process.env, REDIS_URL, INBOX_QUEUE: queue },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

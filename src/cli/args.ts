@@ -29,3 +29,26 @@ export function readArgs<const O extends CliOptions>(
 
 /** `--help`, which every CLI takes. */
 export const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const satisfies CliOptions;
+
+/**
+ * A command line read as every CLI here reads it: a problem is printed with the usage (exit 2),
+ * `--help` prints the usage (exit 0); otherwise the values and positionals.
+ */
+export function commandLine<const O extends CliOptions>(
+  argv: string[],
+  options: O,
+  usage: string,
+  { positionals = false }: { positionals?: boolean } = {},
+): { exit: 0 | 2 } | ({ exit?: undefined } & Pick<Parsed<O & typeof HELP_OPTION>, 'values' | 'positionals'>) {
+  const args = readArgs<O & typeof HELP_OPTION>(argv, { ...HELP_OPTION, ...options }, { positionals });
+  if (!args.ok) {
+    console.error(`${args.problem}\n${usage}`);
+    return { exit: 2 };
+  }
+  // The values' type is generic here; `help` is always among the options.
+  if ((args.values as { help?: boolean }).help) {
+    console.log(usage);
+    return { exit: 0 };
+  }
+  return { values: args.values, positionals: args.positionals };
+}

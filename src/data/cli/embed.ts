@@ -9,21 +9,14 @@ import { embedMissing } from '../embed.js';
 import { openDataPort } from '../index.js';
 import { tenantListRow } from '../rows.js';
 import { cliSetup, fail } from './common.js';
-import { HELP_OPTION, readArgs } from '../../cli/args.js';
+import { commandLine } from '../../cli/args.js';
 import { cliCommand } from '../cli-command.js';
 
 const USAGE = `Usage: ${cliCommand('db:embed', '[--tenant <slug>]')}`;
 
 async function main(): Promise<number> {
-  const args = readArgs(process.argv.slice(2), { ...HELP_OPTION, tenant: { type: 'string' } });
-  if (!args.ok) {
-    console.error(`${args.problem}\n${USAGE}`);
-    return 2;
-  }
-  if (args.values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  const args = commandLine(process.argv.slice(2), { tenant: { type: 'string' } }, USAGE);
+  if (args.exit !== undefined) return args.exit;
   const { config, log } = cliSetup();
   const embed = createEmbedder(config);
   if (!embed) {

@@ -12,25 +12,18 @@ import { openPglite } from '../transports/pglite.js';
 import { openPostgres } from '../transports/postgres.js';
 import type { SqlClient } from '../transports/types.js';
 import { cliSetup, describeTarget, fail } from './common.js';
-import { HELP_OPTION, readArgs } from '../../cli/args.js';
+import { commandLine } from '../../cli/args.js';
 import { cliCommand } from '../cli-command.js';
 
 const USAGE = `Usage: ${cliCommand('db:migrate', '[--status] [--seed-demo]')}`;
 
 async function main(): Promise<number> {
-  const args = readArgs(process.argv.slice(2), {
-    ...HELP_OPTION,
-    status: { type: 'boolean' },
-    'seed-demo': { type: 'boolean' },
-  });
-  if (!args.ok) {
-    console.error(`${args.problem}\n${USAGE}`);
-    return 2;
-  }
-  if (args.values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  const args = commandLine(
+    process.argv.slice(2),
+    { status: { type: 'boolean' }, 'seed-demo': { type: 'boolean' } },
+    USAGE,
+  );
+  if (args.exit !== undefined) return args.exit;
   const options = args.values;
   const { config, log } = cliSetup();
   if (config.SUPABASE_URL && !config.DATABASE_URL) {

@@ -8,27 +8,19 @@
 import { openDataPort } from '../index.js';
 import { usageByDayRow } from '../rows.js';
 import { cliSetup, describeTarget, fail } from './common.js';
-import { HELP_OPTION, readArgs } from '../../cli/args.js';
+import { commandLine } from '../../cli/args.js';
 import { cliCommand } from '../cli-command.js';
 
 const DAY = 86_400_000;
 const USAGE = `Usage: ${cliCommand('usage', '[--from YYYY-MM-DD] [--to YYYY-MM-DD] [--tenant <slug>]')}`;
 
 async function main(): Promise<number> {
-  const args = readArgs(process.argv.slice(2), {
-    ...HELP_OPTION,
-    from: { type: 'string' },
-    to: { type: 'string' },
-    tenant: { type: 'string' },
-  });
-  if (!args.ok) {
-    console.error(`${args.problem}\n${USAGE}`);
-    return 2;
-  }
-  if (args.values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  const args = commandLine(
+    process.argv.slice(2),
+    { from: { type: 'string' }, to: { type: 'string' }, tenant: { type: 'string' } },
+    USAGE,
+  );
+  if (args.exit !== undefined) return args.exit;
   const date = (v: string | undefined): Date | undefined | 'bad' => {
     if (v === undefined) return undefined;
     // Round-tripped: Date.parse takes 2026-11-31 for 1 December.

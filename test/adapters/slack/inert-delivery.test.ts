@@ -52,7 +52,13 @@ function expectInert(calls: SlackCall[]): void {
 async function ask(text: string, over: Record<string, unknown> = {}) {
   const before = rig.deliveredCount();
   const event = mention(text, over);
-  await rig.slack.socket!.deliver('events_api', eventBody(event));
+  // Slack retries an event it got no ack for within 3 s (retry_attempt 1, reason timeout); the
+  // dedup key makes the retry the same turn. Under load the first ack can miss that window.
+  await rig.slack
+    .socket!.deliver('events_api', eventBody(event))
+    .catch(() =>
+      rig.slack.socket!.deliver('events_api', eventBody(event), { retryAttempt: 1, retryReason: 'timeout' }),
+    );
   await rig.delivered(before + 1);
   return event;
 }

@@ -91,6 +91,9 @@ export async function createRedisInbox(
   const k = (kind: string, id: string) => `${o.prefix}:inbox:${o.queue}:${kind}:${id}`;
   const handlers = new Map<string, DeliveryFn>();
   let worker: Worker | undefined;
+  // The worker's own connection and BullMQ's blocking duplicate of it: a stop that cannot finish
+  // in time cuts both (see `stop`).
+  let workerClients: Redis[] = [];
   const running = new Map<string, AbortController>();
 
   /** Lua: the id at the head of a thread's order (lowest `order`, ties by arrival number), or nil. */
@@ -340,22 +343,32 @@ export async function createRedisInbox(
       });
       worker.on('stalled', (jobId) => log.warn({ entry: jobId }, 'inbox entry whose runner died is run again'));
       void worker.run();
-      await worker.waitUntilReady();
+      workerClients = [connection, await worker.waitUntilReady()];
     },
     async stop(drainMs = 10_000) {
       const w = worker;
       if (w) {
         const closing = w.close();
-        const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), drainMs).unref());
-        if ((await Promise.race([closing, timer])) === 'timeout') {
+        if (!(await settledWithin(closing, drainMs))) {
           log.warn({ running: running.size }, 'turns still running at shutdown are handed back to the inbox');
           for (const abort of running.values()) abort.abort(new Error('shutting down'));
-          await closing;
         }
-        await (await w.client).quit().catch(() => undefined);
+        // BullMQ's close waits for its blocking client's 'end', which a client parked in
+        // "reconnecting" (Redis away at this moment) never emits (bullmq#4656): a stop is bounded,
+        // and past the bound both clients are cut. Unfinished entries are the next lease's.
+        if (!(await settledWithin(closing, STOP_GRACE_MS))) {
+          log.warn('the inbox could not close its Redis connections in time; they are cut');
+          for (const client of workerClients) client.disconnect();
+        } else {
+          await settledWithin(
+            w.client.then((c) => c.quit()),
+            STOP_GRACE_MS,
+          );
+        }
       }
-      await queue.close();
-      if (!shared) await producer.quit().catch(() => undefined);
+      const queueClosed = await settledWithin(queue.close(), STOP_GRACE_MS);
+      // A shared connection is its owner's to close.
+      if (!shared && !(queueClosed && (await settledWithin(producer.quit(), STOP_GRACE_MS)))) producer.disconnect();
     },
     async stats(opts) {
       const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
@@ -396,4 +409,27 @@ const ALIVE_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'wa
 /** BullMQ job ids may not contain ':'. */
 function toJobId(id: string): string {
   return id.replaceAll('%', '%25').replaceAll(':', '%3A');
+}
+
+/** How long each step of a stop past the drain may take before its connections are cut. */
+const STOP_GRACE_MS = 3_000;
+
+/** Whether `work` settled (either way) within `ms`; never rejects, never holds the process open. */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

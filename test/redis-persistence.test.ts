@@ -45,12 +45,40 @@ describe.skipIf(!runnable)('a Redis that can lose acked events', { timeout: 120_
   const lines = (logs: LogCapture, level: number, text: string) =>
     logs.lines.filter((l) => l.level === level && String(l.msg).includes(text));
 
+  /** The operator console's Health page, signed in with `ADMIN` as a browser would (cookie, CSRF field). */
+  async function consoleHealth(app: Serving): Promise<string> {
+    const login = await fetch(`${app.url}/admin/login`);
+    const cookies = () =>
+      login.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .join('; ');
+    const csrf = /name="csrf"\s+value="([^"]+)"/.exec(await login.text())?.[1] ?? '';
+    const signedIn = await fetch(`${app.url}/admin/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies() },
+      body: new URLSearchParams({ token: ADMIN, csrf }).toString(),
+    });
+    const session = signedIn.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('sb_admin='))
+      ?.split(';')[0];
+    expect(session, 'signed in').toBeDefined();
+    return (await fetch(`${app.url}/admin/health`, { headers: { cookie: session! } })).text();
+  }
+  const ADMIN = 'a'.repeat(24) + 'persistence-console-token';
+
   it('without AOF or RDB: one error line says what can be lost, and /readyz is 503 until it is fixed', async () => {
-    const { app, logs, redis } = await start([]);
+    const { app, logs, redis } = await start([], { ADMIN_TOKEN: ADMIN });
     const ready = await readyz(app);
     expect(ready.status).toBe(503);
     expect(ready.body.checks.redis_persistence).toMatch(/no persistence \(appendonly no, save ""\)/);
     expect(ready.body.checks.redis_persistence).toContain('REDIS_REQUIRE_PERSISTENCE=false');
+    // The console's Health page shows the same check.
+    const health = await consoleHealth(app);
+    expect(health).toContain('Not ready');
+    expect(health).toMatch(/redis_persistence[\s\S]*no persistence \(appendonly no/);
     const said = lines(logs, 50, 'Redis can lose acknowledged events');
     expect(said).toHaveLength(1);
     expect(said[0]!.msg).toContain('a restart loses them');

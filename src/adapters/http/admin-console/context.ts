@@ -22,7 +22,8 @@ export interface ConsoleDeps {
     | 'TOKEN_BUDGET_PER_USER_DAILY'
     | 'TOKEN_BUDGET_PER_TENANT_MONTHLY'
     | 'BUDGET_USD_PER_TENANT_MONTHLY'
-  >;
+  > &
+    Partial<Pick<Config, 'REDIS_REQUIRE_PERSISTENCE'>>;
   /**
    * Wrong ADMIN_TOKENs per client address, one count with the admin API's (serve.ts passes the
    * process's, on Redis with REDIS_URL); without it, one of this console's own in memory.

@@ -79,7 +79,8 @@ export function mountPages(app: Hono, ctx: ConsoleContext, replicaName: string):
 
   app.get('/admin/health', async (c) => {
     const [ready, stats] = await Promise.all([
-      checkReadiness(deps),
+      // The same checks as /readyz, the Redis persistence one included when it is required.
+      checkReadiness({ ...deps, requireRedisPersistence: deps.config.REDIS_REQUIRE_PERSISTENCE }),
       deps.inbox.stats({ replicas: true }).catch((err: unknown) => {
         log.warn({ err }, 'console: inbox stats unavailable');
         return null;

@@ -66,7 +66,7 @@ describe('redis kv: connection failures', () => {
   it('fails at startup with a clear message and never logs the password', async () => {
     const lines: string[] = [];
     const log = createLogger('info', { write: (line: string) => void lines.push(line) });
-    const started = Date.now();
+    // A start that waited for Redis instead of failing would never end: the test's timeout fails it.
     const failure = await createKv({ REDIS_URL: 'redis://user:hunter2-secret@127.0.0.1:1' }, log, {
       connectTimeoutMs: 400,
     }).catch((err: unknown) => err);
@@ -74,7 +74,6 @@ describe('redis kv: connection failures', () => {
     const message = (failure as Error).message;
     expect(message).toContain('redis://127.0.0.1:1 is unreachable');
     expect(message).toContain('unset REDIS_URL');
-    expect(Date.now() - started).toBeLessThan(3_000);
     expect(lines.join('\n')).toContain('Redis connection failed');
     expect(`${message}\n${lines.join('\n')}`).not.toContain('hunter2');
   });
@@ -166,9 +165,8 @@ describeRedis('redis kv', () => {
 
     await proxy.stop();
     await sleep(600); // several reconnect attempts
-    const started = Date.now();
+    // Fails now, while Redis is still away: a call queued until it returned would never settle here.
     await expect(kv.get('outage')).rejects.toThrow();
-    expect(Date.now() - started).toBeLessThan(1_000);
     expect(lines.filter((l) => l.includes('Redis connection failed'))).toHaveLength(1);
 
     await proxy.start();

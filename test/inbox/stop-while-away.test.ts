@@ -23,7 +23,7 @@ describe.skipIf(!runnable)('stopping while Redis is away', () => {
     const { log, logs } = captureLogs('info');
     const inbox = await createRedisInbox(redis.url, log, { prefix: 'sbstop', queue: 'turns', leaseMs: 1_500 });
     const started: string[] = [];
-    inbox.deliver('test', async (entry) => {
+    inbox.deliver('test', async ({ entry }) => {
       started.push(entry.id);
       await new Promise(() => undefined); // a turn that is still running when the stop comes
     });

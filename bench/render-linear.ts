@@ -28,6 +28,8 @@ const inputs: Record<string, string> = {
   '~': '~'.repeat(N),
   'nested [': '[a'.repeat(N / 4) + '](https://x.example/)'.repeat(10) + ']'.repeat(N / 4),
   '[x](': '[x]('.repeat(N / 4),
+  '[a](b(': '[a](b('.repeat(N / 6),
+  '[`](`': '[`](`'.repeat(N / 5),
   '<https:': '<https://a.example/|'.repeat(N / 20),
   'https://': 'https://a.example/'.repeat(N / 18),
   '**a': '**a'.repeat(N / 3),

@@ -14,11 +14,9 @@ export function linksIn(text: string): string[] {
 
 /** The host of a URL, lower-cased; undefined when it does not parse. */
 export function hostOf(url: string): string | undefined {
-  try {
-    return new URL(url).hostname.toLowerCase().replace(/\.$/, '');
-  } catch {
-    return undefined;
-  }
+  // No exception for what is no URL (a thrown error costs microseconds, for each link of a long text).
+  if (!URL.canParse(url)) return undefined;
+  return new URL(url).hostname.toLowerCase().replace(/\.$/, '');
 }
 
 /** Whether `url`'s host is one of `domains` or a subdomain of one. */
@@ -43,8 +41,14 @@ export type ScanEnd = number | 'open' | undefined;
  * Where each `[` of `text` is closed: the index of its matching `]` on the same line (brackets
  * nest, as in CommonMark and Discord: `[a [b] c](url)` is one link), -1 when the text ends
  * first (it may still close), -2 when its line ends first. One pass with a stack: linear.
+ *
+ * `code`: read as CommonMark does (Slack's markdown): a bracket inside a code span or fence is
+ * code, not markup (`[good.example `]` b](url)` is one link, whose text holds a code span), and
+ * a link's destination is read with its link, so a backtick in a URL opens no code span. Such
+ * a `[` gets no pair (0).
  */
-export function bracketPairs(text: string): Int32Array {
+export function bracketPairs(text: string, code = false): Int32Array {
+  if (code) return codeAwarePairs(text);
   const close = new Int32Array(text.length);
   const open: number[] = [];
   for (let i = text.indexOf('['), j = text.indexOf(']'), n = text.indexOf('\n'); ;) {
@@ -69,26 +73,98 @@ export function bracketPairs(text: string): Int32Array {
   return close;
 }
 
+/** `bracketPairs(text, true)`: one left-to-right pass, each code span and destination read once (bounded). */
+function codeAwarePairs(text: string): Int32Array {
+  const close = new Int32Array(text.length);
+  const open: number[] = [];
+  const lineEnds = () => {
+    for (const o of open.splice(0)) close[o] = -2;
+  };
+  for (let i = 0; i < text.length;) {
+    const c = text[i];
+    if (c === '[') open.push(i++);
+    else if (c === ']') {
+      const o = open.pop();
+      if (o !== undefined) close[o] = i;
+      const link = o === undefined || i - o > MAX_MARKUP ? undefined : destinationAfter(text, i, close);
+      i = typeof link === 'object' ? link.end : i + 1;
+    } else if (c === '\n') {
+      lineEnds();
+      i++;
+    } else if (c === '`' && text.startsWith('```', i)) {
+      const end = text.indexOf('```', i + 3);
+      const body = text.slice(i, end < 0 ? text.length : end);
+      if (body.includes('\n')) lineEnds();
+      i = end < 0 ? text.length : end + 3;
+    } else if (c === '`') {
+      const end = runEnd(CODE_SPAN, text, i + 1);
+      i = end < text.length && text[end] === '`' ? end + 1 : i + 1;
+    } else i++;
+  }
+  for (const o of open) close[o] = -1;
+  return close;
+}
+
+/** What an inline code span may hold: anything to the next backtick on its line. */
+const CODE_SPAN = /[^`\n]*/y;
+
+/** A markdown link read at its `[`: where it ends, its label and its URL. */
+export interface MarkdownLink {
+  end: number;
+  label: string;
+  url: string;
+  /**
+   * Every URL a reader may take it to: `url`, and the URL cut at its first `)` when that reading
+   * is a link too (`[a](https://x/(y))` is a link to `https://x/(y` for Discord, whose URL match
+   * is lazy). A link is judged on each.
+   */
+  urls: string[];
+}
+
 /**
  * A markdown link or image at `start` (its `[`): `[label](url)`, `[label](<url>)`, with an
  * optional `"title"`; the label may hold balanced brackets (`pairs`: bracketPairs(text)), the
- * URL balanced parentheses and backslash escapes (Discord's reading, wider than CommonMark's).
+ * URL balanced parentheses and backslash escapes (CommonMark's reading). A reader that ends the
+ * URL at its first `)` (Discord) may see a link where that reading sees none yet
+ * (`[a](https://x/(y)` at the end of a cut text) or another URL: that reading is returned when
+ * it is the only link, and its URL is among `urls` when both are.
  * Each part is one bounded native scan, so reading every `[` of a text is linear in its length.
  * `open`: the text ended inside what may still become a link (a stream waits for the rest).
  */
-export function markdownLinkAt(
-  text: string,
-  start: number,
-  pairs: Int32Array,
-): { end: number; label: string; url: string } | 'open' | undefined {
+export function markdownLinkAt(text: string, start: number, pairs: Int32Array): MarkdownLink | 'open' | undefined {
   const close = pairs[start]!;
   if (close === -1) return 'open';
-  if (close < 0 || close - start > MAX_MARKUP) return undefined;
+  if (close <= start || close - start > MAX_MARKUP) return undefined;
   const label = text.slice(start + 1, close);
-  let i = close + 1;
-  if (i >= text.length) return 'open';
-  if (text[i] !== '(') return undefined;
-  i = runEnd(SPACES, text, i + 1);
+  const link = destinationAfter(text, close, pairs);
+  return typeof link === 'object' ? { ...link, label } : link;
+}
+
+/** The destination after a link's `]` at `close`, in both readings (see markdownLinkAt). */
+function destinationAfter(
+  text: string,
+  close: number,
+  pairs: Int32Array,
+): Omit<MarkdownLink, 'label'> | 'open' | undefined {
+  if (close + 1 >= text.length) return 'open';
+  if (text[close + 1] !== '(') return undefined;
+  const from = runEnd(SPACES, text, close + 2);
+  const balanced = destinationAt(text, from, balancedUrlEnd);
+  const first = text[from] === '<' ? undefined : destinationAt(text, from, (at) => firstParenUrlEnd(text, at, pairs));
+  if (typeof balanced === 'object') {
+    const urls = typeof first === 'object' && first.url !== balanced.url ? [balanced.url, first.url] : [balanced.url];
+    return { ...balanced, urls };
+  }
+  if (typeof first === 'object') return { ...first, urls: [first.url] };
+  return balanced;
+}
+
+/** A link's destination from `i` (after `(` and spaces) to its `)`: the URL and the end, `open`, or undefined. */
+function destinationAt(
+  text: string,
+  i: number,
+  urlEnd: (from: number, text: string) => number,
+): { end: number; url: string } | 'open' | undefined {
   let url: string;
   if (text[i] === '<') {
     const end = runEnd(ANGLED_URL, text, i + 1);
@@ -97,7 +173,7 @@ export function markdownLinkAt(
     url = text.slice(i + 1, end);
     i = end + 1;
   } else {
-    const end = runEnd(URL_RUN, text, i);
+    const end = urlEnd(i, text);
     url = text.slice(i, end);
     i = end;
   }
@@ -110,7 +186,7 @@ export function markdownLinkAt(
   } else i = spaced;
   if (i >= text.length) return 'open';
   if (text[i] !== ')') return undefined;
-  return { end: i + 1, label, url };
+  return { end: i + 1, url };
 }
 
 /** Runs of what each part of a markdown link may hold (sticky, bounded: a scan never passes MAX_MARKUP). */
@@ -119,6 +195,28 @@ const URL_RUN = /(?:[^\s()\\]|\\\S|\((?:[^\s()\\]|\\\S){0,200}\)){0,2000}/y;
 const TITLE = /[^"\n]{0,300}/y;
 const SINGLE_QUOTED_TITLE = /[^'\n]{0,300}/y;
 const SPACES = /[ \t]{0,20}/y;
+
+/** Where a URL with balanced parentheses that starts at `from` ends. */
+const balancedUrlEnd = (from: number, text: string) => runEnd(URL_RUN, text, from);
+
+/**
+ * The first `)` or space at or after an index, per text (keyed by its bracket pairs): a text's
+ * `[`s are read left to right, so one search serves every link until the stop it found.
+ */
+const firstStops = new WeakMap<Int32Array, { from: number; stop: number }>();
+const STOP = /[\s)]/g;
+
+/** Where a URL read to its first `)` or space (a `(` in it is a character like any other) ends: at most MAX_MARKUP on. */
+function firstParenUrlEnd(text: string, from: number, pairs: Int32Array): number {
+  let memo = firstStops.get(pairs);
+  if (!memo || from < memo.from || from > memo.stop) {
+    STOP.lastIndex = from;
+    const stop = STOP.exec(text)?.index ?? text.length;
+    firstStops.set(pairs, (memo = { from, stop }));
+  }
+  // Past MAX_MARKUP the URL stops where no `)` can follow, so it is no link.
+  return Math.min(memo.stop, from + MAX_MARKUP + 1);
+}
 
 /** Where a run of `pattern` (sticky, bounded) that starts at `from` ends: one native scan. */
 export function runEnd(pattern: RegExp, text: string, from: number): number {

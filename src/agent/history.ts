@@ -1,10 +1,30 @@
 import type { ChatMessage } from '../contract/llm.js';
-import { messageTokens } from '../contract/tokens.js';
+import { countTokensInSlices, messageTokens } from '../contract/tokens.js';
 
 /** A history with each message's token count, in step (kept with the thread, so no turn re-counts it). */
 export interface CountedHistory {
   messages: ChatMessage[];
   tokens: number[];
+}
+
+/**
+ * Counts the texts of messages about to be kept (a turn's answer, its tool calls and results) a
+ * slice at a time, with pauses between, so that `trimCounted` finds their counts remembered: a
+ * 100,000-character answer counted in one go held the event loop 25–94 ms (issue 39).
+ */
+export async function countAhead(messages: readonly ChatMessage[]): Promise<void> {
+  for (const message of messages) {
+    const content = message.content;
+    if (typeof content === 'string') await countTokensInSlices(content);
+    else if (Array.isArray(content))
+      for (const part of content) {
+        if (part.type === 'text') await countTokensInSlices(part.text);
+        else if (part.type === 'refusal') await countTokensInSlices(part.refusal);
+      }
+    if (message.role === 'assistant')
+      for (const call of message.tool_calls ?? [])
+        await countTokensInSlices(call.type === 'function' ? call.function.arguments : call.custom.input);
+  }
 }
 
 /**

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { countTokens } from '../../src/contract/tokens.js';
+import { countTokens, countTokensInSlices } from '../../src/contract/tokens.js';
 
 const require = createRequire(import.meta.url);
 const pkg = require('gpt-tokenizer') as { countTokens(text: string, options?: object): number };
@@ -76,6 +76,24 @@ describe('countTokens on long texts', () => {
       expect(Math.abs(tokens - full) / full).toBeLessThan(0.03);
       // Remembered: the second count of the same text is the same number.
       expect(countTokens(text)).toBe(tokens);
+    }
+  });
+
+  it('counts a long text a slice at a time, letting the event loop turn between slices, to the same count', async () => {
+    const chinese = chineseRun(30_000);
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const text of [chinese, readme, emojiRun(10_000)]) {
+      // Counts are remembered by text: the two calls get texts no call counted before, which
+      // differ only in a last word of one token.
+      let turns = 0;
+      let turn = setImmediate(function again() {
+        turns++;
+        turn = setImmediate(again);
+      });
+      const sliced = await countTokensInSlices(`${text} a`);
+      clearImmediate(turn);
+      expect(turns).toBeGreaterThan(0);
+      expect(sliced).toBe(countTokens(`${text} b`));
     }
   });
 });

@@ -18,6 +18,8 @@ import { bracketPairs, deceptiveLink, markdownLinkAt, plainUrl, runEnd } from '.
 
 const MENTION = /^<@[!&]?\d{1,25}>/;
 const EVERYONE = /^@(everyone|here)/i;
+/** Discord makes a masked link only of an http(s) URL. */
+const WEB = /^https?:\/\//i;
 /** Text that starts no construct. */
 const PLAIN = /[^<@[]*/y;
 
@@ -42,7 +44,7 @@ export function inertDiscordText(text: string): string {
       if (m) [end, piece] = [i + m[0].length, `@\u200b${m[1]}`];
     } else if (c === '[') {
       const link = markdownLinkAt(text, i, pairs);
-      if (link && link !== 'open' && /^https?:\/\//i.test(link.url) && deceptiveLink(link.label, link.url))
+      if (link && link !== 'open' && link.urls.some((url) => WEB.test(url) && deceptiveLink(link.label, url)))
         [end, piece] = [link.end, `<${plainUrl(link.url)}>`];
     }
     if (end === undefined || piece === undefined) {

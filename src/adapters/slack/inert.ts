@@ -14,11 +14,11 @@
  *   the message is on SLACK_UNFURL_DOMAINS. Slack's streaming methods take no unfurl flags,
  *   so streamed text shows links off that list as code (copyable, never fetched by Slack).
  *
- * The text is read once, left to right, by a scanner whose every look-ahead stops at the first
- * character its syntax cannot hold (and at MAX_MARKUP): linear in the text, whatever the model
- * wrote. A `<` that does not open a well-formed token is shown as `‹`, so nothing it leaves
- * behind (`<@U1|<!here>>`) can close into a live token; and what the scanner writes, read
- * again, comes out unchanged (a fixed point), which test/adapters/slack/inert.property.test.ts checks.
+ * The text is read left to right, Slack's tokens first, then the markdown, with look-aheads that
+ * stop at the first character their syntax cannot hold (and at MAX_MARKUP): linear in the text.
+ * A `<` that opens no well-formed token is shown as `‹`, so nothing it leaves (`<@U1|<!here>>`)
+ * closes into a live token; what the scanner writes, read again, is unchanged (a fixed point:
+ * test/adapters/slack/inert.property.test.ts).
  */
 import type { types } from '@slack/bolt';
 import {
@@ -50,7 +50,7 @@ interface Scan {
 
 /** Mentions, deceptive links and images in one piece of text (mrkdwn, markdown or plain) made inert. */
 export function inertText(text: string, audience: SlackAudience): string {
-  return scan(text, { audience, stream: false, last: true });
+  return scanText(text, { audience, stream: false, last: true }).text;
 }
 
 /**
@@ -136,8 +136,7 @@ const TOKEN_START = /^(?:[@!#]|(?:https?|mailto):)/i;
 function opensToken(text: string, at: number): boolean {
   const after = text.slice(at + 1, at + 9);
   if (TOKEN_START.test(after)) return true;
-  const atEnd = at + 1 + after.length >= text.length;
-  return atEnd && ['http:', 'https:', 'mailto:'].some((p) => p.startsWith(after.toLowerCase()));
+  return at + 9 >= text.length && ['http:', 'https:', 'mailto:'].some((p) => p.startsWith(after.toLowerCase()));
 }
 
 /** The output of one scan: a rewritten construct never lets a bare `<` before it join it into a token. */
@@ -170,18 +169,21 @@ function writer() {
 const NEXT_IN_POST = /[^`<[]*/y;
 const NEXT_IN_STREAM = /[^`<[hH]*/y;
 
-function scan(text: string, s: Scan): string {
-  return scanText(text, s).text;
-}
-
-/** The scan, and whether the text ends inside a code fence (one still open runs to the end). */
-function scanText(text: string, s: Scan): { text: string; fenceOpen: boolean } {
+/**
+ * The scan, and whether the text ends inside a code fence (one still open runs to the end).
+ * Slack reads its tokens (`<…>`) before any markdown, even in code: they are rewritten first, in
+ * a pass of their own, and the markdown, code and URLs read on that text. The other way round,
+ * a token's rewrite could join the text around it into a construct the scan had not read
+ * (`[](<!here><)` into the link `[](@here<)`, `<!subteam^S|h>ttps://…` into a URL).
+ */
+function scanText(raw: string, s: Scan): { text: string; fenceOpen: boolean } {
+  const text = slackTokens(raw, s);
   const w = writer();
   let fenceOpen = false;
   let plainFrom = 0;
   let i = 0;
   const next = s.stream ? NEXT_IN_STREAM : NEXT_IN_POST;
-  const pairs = bracketPairs(text);
+  const pairs = bracketPairs(text, true);
   while (i < text.length) {
     // Straight to the next character that may start a construct (a native scan).
     i = runEnd(next, text, i);
@@ -190,17 +192,17 @@ function scanText(text: string, s: Scan): { text: string; fenceOpen: boolean } {
     let end: number | undefined;
     let piece: string | undefined;
     if (c === '`' && text.startsWith('```', i)) {
-      // A fence (still open: to the end) is code: only Slack's own tokens in it are read.
+      // A fence (still open: to the end) is code, kept as written (its tokens were read first).
       const close = text.indexOf('```', i + 3);
       end = close < 0 ? text.length : close + 3;
       fenceOpen = close < 0;
-      piece = code(text.slice(i, end), s);
+      piece = text.slice(i, end);
     } else if (c === '`') {
       const close = codeSpanEnd(text, i);
       // An empty code span in a stream would join a link written as code after it (or the next
       // append's) into a fence: `` `` `` + `` `https://…` `` reads as ```` ```https://…` ````.
       if (close === i + 2 && s.stream) [end, piece] = [close, 'ˋˋ'];
-      else if (typeof close === 'number') [end, piece] = [close, code(text.slice(i, close), s)];
+      else if (typeof close === 'number') [end, piece] = [close, text.slice(i, close)];
       // A backtick that opens nothing would pair with the backticks of a link shown as code.
       else if (s.stream) [end, piece] = [i + 1, 'ˋ'];
     } else if (c === '<' && opensToken(text, i)) {
@@ -213,10 +215,10 @@ function scanText(text: string, s: Scan): { text: string; fenceOpen: boolean } {
         plainFrom = i;
         // An image (`![…](…)`) is shown as a link: every `!` before it goes.
         w.dropBangs();
-        [end, piece] = [link.end, markdownLink(link.label, link.url, s)];
+        [end, piece] = [link.end, markdownLink(link.label, link.url, link.urls, s)];
       } else if (link === 'open' && !s.last) [end, piece] = [i + 1, '［'];
     } else if (s.stream && (c === 'h' || c === 'H') && /^https?:\/\//i.test(text.slice(i, i + 8))) {
-      end = urlEnd(text, i);
+      end = runEnd(BARE_URL, text, i);
       piece = streamUrl(text.slice(i, end), s);
     }
     if (end === undefined || piece === undefined) {
@@ -248,17 +250,19 @@ function angleEnd(text: string, start: number): ScanEnd {
   return text[i] === '>' ? i + 1 : undefined;
 }
 
-/** What a Slack token's inside and a bare URL may hold (sticky, bounded by MAX_MARKUP). */
+/**
+ * What a Slack token's inside and a bare URL may hold (sticky, bounded by MAX_MARKUP): a URL
+ * ends where chat clients end it (URL_PATTERN in src/adapters/links.ts).
+ */
 const TOKEN_BODY = /[^<>\n]{0,2000}/y;
 const BARE_URL = /[^\s<>|()[\]`"']{1,2000}/y;
 
-/** Where a bare URL ends, as chat clients find it (URL_PATTERN in src/adapters/links.ts). */
-function urlEnd(text: string, start: number): number {
-  return runEnd(BARE_URL, text, start);
-}
-
-/** Code: kept as written, but Slack reads its tokens even there, so they are rewritten all the same. */
-function code(text: string, s: Scan): string {
+/**
+ * Every Slack token in the text rewritten (`slackToken`), links as in a post, and a `<` that may
+ * open one but does not close shown as `‹`; everything else, code too, is left as it is (Slack
+ * reads its tokens even in code).
+ */
+function slackTokens(text: string, s: Scan): string {
   if (!text.includes('<')) return text;
   const w = writer();
   let from = 0;
@@ -307,14 +311,21 @@ function slackToken(body: string, s: Scan): string {
   return `‹${labelText(body, s)}›`;
 }
 
-/** A markdown link as it may be shown: deceptive → its URL; in a stream, off the list → `label (url)` with the URL as code. */
-function markdownLink(label: string, written: string, s: Scan): string {
+/**
+ * A markdown link as it may be shown, judged on its text as shown (the same, read again):
+ * deceptive to any URL a reader may take (`urls`) → its URL, or its text for a URL off the web
+ * (`[https://good.example]()`); in a stream, a URL off the list or holding one (`[](](https://…`)
+ * → `label (url)`, the URL as code. A text without `.` or `:` names no site: checked at once.
+ */
+function markdownLink(label: string, written: string, urls: readonly string[], s: Scan): string {
   const url = plainUrl(written);
+  const text = plainLabel(label);
   const web = /^https?:\/\//i.test(url);
-  // Judged on the text as it would be shown, so the output, read again, is judged the same.
-  if (web && deceptiveLink(plainLabel(label), url)) return linkShown(url, s);
-  if (web && s.stream && !onDomains(url, s.audience.unfurlDomains)) return labelled(plainLabel(label), url, s);
-  return `[${plainLabel(label)}](${url})`;
+  if (/[.:]/.test(text) && urls.some((u) => deceptiveLink(text, u === written ? url : plainUrl(u))))
+    return web ? linkShown(url, s) : url ? labelled(text, url, s) : labelText(label, s);
+  if (s.stream && (web || /https?:\/\//i.test(url)) && !onDomains(url, s.audience.unfurlDomains))
+    return labelled(text, url, s);
+  return `[${text}](${url})`;
 }
 
 /** A link shown as its bare URL: a Slack link in a post, in a stream code unless it is on the list. */
@@ -348,15 +359,14 @@ function plainLabel(label: string): string {
 /** A label placed in running text: plain, and in a stream its URLs shown as code like any other. */
 function labelText(label: string, s: Scan): string {
   const text = plainLabel(label);
-  return s.stream ? scan(text, s) : text;
+  return s.stream ? scanText(text, s).text : text;
 }
 
 /**
  * How much of `text` may be streamed now: a Slack token (`<…>`), a markdown link, a code span
- * or a URL still being written waits for its end, so the pieces are never made inert apart (a
- * `<!chan` and a `nel>` in two appends would join into a live mention in Slack). Read with the
- * scanner's own bounded look-aheads, so it is linear in the text. A wait longer than MAX_HELD
- * gives up: the piece goes out with its `<` made harmless.
+ * or a URL still being written waits for its end, so its pieces are never made inert apart
+ * (`<!chan` and `nel>` in two appends would join into a live mention). Linear, with the scanner's
+ * look-aheads. A wait longer than MAX_HELD gives up: the piece goes out with its `<` harmless.
  */
 export function streamableLength(text: string): number {
   const lineStart = text.lastIndexOf('\n') + 1;
@@ -365,7 +375,7 @@ export function streamableLength(text: string): number {
   let cut = line.length;
   while (cut > 0 && !/\s/.test(line[cut - 1]!)) cut--;
   // A token, link or code span that started before it and is not finished (or is, but runs past the cut) waits whole.
-  const pairs = bracketPairs(line);
+  const pairs = bracketPairs(line, true);
   for (let i = 0; i < cut;) {
     const c = line[i];
     let end: ScanEnd;

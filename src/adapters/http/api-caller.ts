@@ -29,7 +29,12 @@ export function apiCaller(opts: {
   const refuse = createRefusal(log);
   return async (c, next) => {
     const bearer = bearerOf(c);
-    if (bearer !== undefined && !(apiToken && bearerMatches(c.req.header('authorization'), apiToken))) {
+    if (bearer !== undefined) {
+      // API_TOKEN (checked once here: decideAccess would check it again, an HMAC each time).
+      if (apiToken && bearerMatches(c.req.header('authorization'), apiToken)) {
+        c.set('caller', { kind: 'token' });
+        return next();
+      }
       // Not API_TOKEN: a tenant's token, or nothing.
       let tenant: string | null = null;
       if (data && isAdminPort(data)) {

@@ -11,9 +11,25 @@ const COMPARE_KEY = randomBytes(32);
 
 const digest = (value: string) => createHmac('sha256', COMPARE_KEY).update(value).digest();
 
+/**
+ * The secrets' own digests, made once: they are the few configured tokens, checked on every
+ * request (an HMAC each is most of a check's CPU). Bounded all the same.
+ */
+const secretDigests = new Map<string, Buffer>();
+const SECRET_DIGESTS_KEPT = 16;
+
+function secretDigest(secret: string): Buffer {
+  let known = secretDigests.get(secret);
+  if (!known) {
+    if (secretDigests.size >= SECRET_DIGESTS_KEPT) secretDigests.clear();
+    secretDigests.set(secret, (known = digest(secret)));
+  }
+  return known;
+}
+
 /** Whether `given` is `secret`, in constant time. An empty secret matches nothing. */
 export function secretMatches(given: string, secret: string): boolean {
-  const equal = timingSafeEqual(digest(given), digest(secret));
+  const equal = timingSafeEqual(digest(given), secretDigest(secret));
   return equal && secret.length > 0;
 }
 

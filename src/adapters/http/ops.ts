@@ -6,7 +6,6 @@ import { enableDefaultMetrics, registry } from '../../telemetry/metrics.js';
 import type { KvStore } from '../../state/kv.js';
 import type { Inbox } from '../../inbox/index.js';
 import type { PlatformAdapter } from '../platform.js';
-import { redisPersistence } from '../../net/redis-connection.js';
 import { createRefusal, decideAccess } from './access.js';
 
 export interface OpsDeps {
@@ -80,6 +79,8 @@ export async function checkReadiness(
   if (redis && deps.requireRedisPersistence)
     // The last check (at start and on every reconnect; an unsafe one is read again).
     checks.redis_persistence = async () => {
+      // Imported here: it brings the Redis client library, which a start without REDIS_URL never loads.
+      const { redisPersistence } = await import('../../net/redis-connection.js');
       const found = await redisPersistence(redis);
       if (found?.state === 'unsafe') throw new UnsafeRedis(found.problem);
     };

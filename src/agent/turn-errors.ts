@@ -1,3 +1,4 @@
+import { isConnectionError } from '../contract/infra-errors.js';
 import { LlmError } from '../contract/llm.js';
 import { UserFacingError } from '../contract/turn.js';
 import { ThreadLockTimeoutError } from './thread-lock.js';
@@ -42,5 +43,18 @@ export function toUserError(err: unknown, signal: AbortSignal | undefined): User
       return new UserFacingError('turn_timeout', 'This request was cancelled before it finished.');
     return new UserFacingError('llm_error', 'The language model could not handle that request. Try rephrasing it.');
   }
+  if (isConnectionError(err)) return new UserFacingError('unavailable', UNAVAILABLE_TEXT);
   return new UserFacingError('internal', 'Something went wrong on my side while answering. The error has been logged.');
+}
+
+/** What a user is told when Redis or Postgres stayed unreachable (past the inbox's retries, or over HTTP). */
+export const UNAVAILABLE_TEXT =
+  'I could not reach my storage to answer that, and it is still unreachable. Please try again in a few minutes.';
+
+/**
+ * Redis or Postgres could not be reached (the model's endpoint is not storage: an unreachable
+ * model is told as such, after its own retries and failover).
+ */
+export function isStorageUnreachable(err: unknown): boolean {
+  return !(err instanceof LlmError) && isConnectionError(err);
 }

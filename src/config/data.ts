@@ -15,12 +15,24 @@ export const dataSettings = z.object({
    * in the last this-many ms, so one sent first but delivered a little later takes its place; 0 = off.
    */
   INBOX_ORDER_SETTLE_MS: int(150, 0, 10_000),
+  /**
+   * A turn that cannot reach Redis or Postgres before anything was shown runs again this many
+   * times at most, waiting 0.5 s, 1 s, 2 s… up to INBOX_RETRY_MAX_MS between runs (the defaults
+   * ride out about 90 s); only then is the user told. 0 = tell at once.
+   */
+  INBOX_RETRY_ATTEMPTS: int(10, 0, 100),
+  INBOX_RETRY_MAX_MS: int(15_000, 1, 600_000),
   /** The inbox's queue name on Redis (separate deployments sharing one Redis use different names). */
   INBOX_QUEUE: z
     .string()
     .trim()
     .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _ only')
     .default('turns'),
+  /**
+   * Usage rows (token ledger and turn record) kept while the database is away, at most; past it
+   * a row is dropped with one error line and `switchboard_usage_journal_dropped_total`.
+   */
+  USAGE_JOURNAL_MAX: int(10_000, 1, 1_000_000),
   /** On SIGTERM: how long running turns may finish before they are handed back. */
   SHUTDOWN_DRAIN_MS: int(10_000, 0, 600_000),
   // State
@@ -58,6 +70,11 @@ export const dataSettings = z.object({
   /** Postgres (DATABASE_URL): apply pending migrations at start-up, under an advisory lock (replicas wait in turn). */
   MIGRATE_ON_START: flag,
   TENANT_MODE: z.enum(['open', 'strict']).default('open'),
+  /**
+   * While the database is unreachable, a workspace's last known tenant mapping is served for this
+   * long after it was last read (it is re-read every 10 s while the database answers); 0 = never.
+   */
+  TENANT_STALE_MAX_MS: int(600_000, 0, 86_400_000),
 });
 
 /** One data source at a time, and Supabase with its key. */

@@ -159,6 +159,7 @@ export async function openDataPort(config: Config, log: Logger, opts: DataPortOp
       vectorsAvailable: vectors,
       embeddingDimensions: dims,
       ...(opts.tenantCacheMs !== undefined ? { tenantCacheMs: opts.tenantCacheMs } : {}),
+      tenantStaleMs: config.TENANT_STALE_MAX_MS,
     });
     if (!vectors) log.info({ transport: kind }, 'pgvector is not installed: semantic search falls back to full-text');
     if (fresh && opts.seedDemo !== false)

@@ -22,6 +22,8 @@ import { createLedgerWriter } from './ledger-writer.js';
 import { ROW_SCHEMAS, tenantRow, usageTotalsRow } from './rows.js';
 import { sqlStateOf, type RpcOptions, type Transport } from './transports/types.js';
 import { inTrace, SpanKind, traced } from '../telemetry/tracing.js';
+import { isConnectionError } from '../contract/infra-errors.js';
+import { createDatabaseOutageLog, retryRead } from './read-retry.js';
 
 /** What the CLIs (import, embed, migrate) need beyond the tools' port. */
 export interface AdminDataPort extends DataPort {
@@ -51,6 +53,11 @@ export interface PortOptions {
   embeddingDimensions: number | null;
   /** How long tenant lookups are cached; 0 disables. */
   tenantCacheMs?: number;
+  /**
+   * While the database cannot be reached, a cached tenant lookup is served for this long after it
+   * was last read (TENANT_STALE_MAX_MS, default 10 min); 0 never serves one past `tenantCacheMs`.
+   */
+  tenantStaleMs?: number;
 }
 
 /** Maps a SQLSTATE (or PostgREST code) to what a caller can act on. */
@@ -99,17 +106,21 @@ function turnJson(turn: TurnRecord): Record<string, unknown> {
     outcome: turn.outcome,
     error_code: turn.errorCode ?? null,
     flags: turn.flags,
-    tools: turn.tools.map(({ tool, ok }) => ({ tool, ok })),
+    tools: turn.tools.map(({ tool, ok, approval }) => ({ tool, ok, ...(approval ? { approval } : {}) })),
     duration_ms: Math.max(0, Math.round(turn.durationMs)),
     thread_hash: turn.threadHash,
     user_hash: turn.userHash,
     trace_id: turn.traceId ?? null,
+    // The turn's id and time: a row written again is skipped, a late one keeps its time (usage journal).
+    ...(turn.id ? { id: turn.id, at: turn.at ?? null } : {}),
   };
 }
 
 /** Wraps a transport into the DataPort: allow-list, argument checks, row validation, errors, logs. */
 export function portOverTransport(transport: Transport, log: Logger, opts: PortOptions): AdminDataPort {
   const cacheMs = opts.tenantCacheMs ?? 10_000;
+  const staleMs = Math.max(cacheMs, opts.tenantStaleMs ?? 600_000);
+  const outage = createDatabaseOutageLog(log);
   // Bounded: one entry per workspace seen, the least recently used dropped past 10,000.
   const tenantCache = new LRUCache<string, { at: number; tenant: Tenant | null }>({ max: 10_000 });
 
@@ -160,9 +171,13 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
       raw = await transport.rpc(fn, args, rpcOptions);
     } catch (err) {
       const error = toDataError(fn, err);
-      log.warn({ fn, code: error.code, transport: transport.kind, err }, 'data call failed');
+      const fields = { fn, code: error.code, transport: transport.kind, err };
+      // An outage is told once (and its end), not once per call.
+      if (!isConnectionError(err)) log.warn(fields, 'data call failed');
+      else outage.unreachable(fields);
       throw error;
     }
+    outage.reachable();
     const ms = Math.round((performance.now() - started) * 10) / 10;
     const rows: z.infer<S>[] = [];
     for (const [i, value] of raw.entries()) {
@@ -179,12 +194,25 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
     return rows;
   }
 
+  /**
+   * A tenant lookup, cached `cacheMs`. While the database cannot be reached, the last known answer
+   * is served until `staleMs` after it was read (one try, then the stale answer); without one the
+   * read is tried three times before it fails.
+   */
   async function cachedTenant(key: string, load: () => Promise<Tenant | null>): Promise<Tenant | null> {
     const hit = tenantCache.get(key);
-    if (hit && performance.now() - hit.at < cacheMs) return hit.tenant;
-    const tenant = await load();
-    if (cacheMs > 0) tenantCache.set(key, { at: performance.now(), tenant });
-    return tenant;
+    const age = hit ? performance.now() - hit.at : Infinity;
+    if (hit && age < cacheMs) return hit.tenant;
+    const stale = hit && cacheMs > 0 && age < staleMs ? hit : undefined;
+    try {
+      const tenant = await (stale ? load() : retryRead(load));
+      if (cacheMs > 0) tenantCache.set(key, { at: performance.now(), tenant });
+      return tenant;
+    } catch (err) {
+      if (!stale || !isConnectionError(err)) throw err;
+      log.debug({ key, ageMs: Math.round(age) }, 'tenant served from cache: the database is unreachable');
+      return stale.tenant;
+    }
   }
 
   const usageArgs = (row: UsageRow) => ({
@@ -229,7 +257,8 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
           new DataError(String(fn), `Unknown data function "${String(fn)}"`, { code: 'invalid_input' }),
         );
       }
-      return invoke(fn, args, row);
+      // A read asks the same again: a connection that dropped or a database starting up gets three tries.
+      return retryRead(() => invoke(fn, args, row));
     },
 
     forTenant(tenant) {
@@ -254,16 +283,18 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
     },
 
     async usageTotals(q) {
-      const [row] = await invoke(
-        'usage_totals',
-        {
-          tenant: q.tenant,
-          from: q.from.toISOString(),
-          to: q.to.toISOString(),
-          user_id: q.userId ?? null,
-          thread_id: q.threadId ?? null,
-        },
-        usageTotalsRow,
+      const [row] = await retryRead(() =>
+        invoke(
+          'usage_totals',
+          {
+            tenant: q.tenant,
+            from: q.from.toISOString(),
+            to: q.to.toISOString(),
+            user_id: q.userId ?? null,
+            thread_id: q.threadId ?? null,
+          },
+          usageTotalsRow,
+        ),
       );
       return row
         ? {

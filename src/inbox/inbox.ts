@@ -64,7 +64,7 @@ export type AddResult = 'added' | 'duplicate' | 'full';
 /** What a delivery function gets for one run of one entry. */
 export interface Delivery<P = unknown> {
   entry: InboxEntry<P>;
-  /** 1 on the first run; higher when an earlier run died (crash, deploy) before finishing. */
+  /** 1 on the first run; higher when an earlier run died (crash, deploy) or could not reach its storage. */
   attempt: number;
   /**
    * What earlier runs recorded (posted message ids and markers), in order. Non-empty means the
@@ -79,6 +79,12 @@ export interface Delivery<P = unknown> {
   previousTrace?: string;
   /** Records this run's traceparent so a replay can link to it (inboxes that replay: Redis). */
   recordTrace?(traceparent: string): Promise<void>;
+  /**
+   * The inbox runs this entry again, after a backoff and still in its thread's order, if the
+   * delivery throws `RetryLaterError` (tries are left); false on the last try: then the delivery
+   * tells the user itself. Absent: false.
+   */
+  canRetry?: boolean;
 }
 
 export type DeliveryFn<P = unknown> = (delivery: Delivery<P>) => Promise<void>;
@@ -126,6 +132,10 @@ export interface InboxOptions {
    * takes its place; a lone entry starts at once. 0 = off.
    */
   orderSettleMs: number;
+  /** Runs of an entry after its first, when a delivery throws `RetryLaterError`; 0 = none. */
+  retryAttempts: number;
+  /** The longest wait between two runs (the waits double from `RETRY_FIRST_DELAY_MS` up to it). */
+  retryMaxMs: number;
 }
 
 export const DEFAULT_INBOX_OPTIONS: InboxOptions = {
@@ -133,6 +143,8 @@ export const DEFAULT_INBOX_OPTIONS: InboxOptions = {
   maxPerThread: 10,
   dedupTtlMs: 24 * 3_600_000,
   orderSettleMs: 150,
+  retryAttempts: 10,
+  retryMaxMs: 15_000,
 };
 
 /** Thrown by `add` when the inbox cannot record an entry; the adapter answers so the platform retries. */
@@ -155,5 +167,17 @@ export async function* untilAborted<T>(events: AsyncIterable<T>, signal: AbortSi
   for await (const event of events) {
     if (signal.aborted) return;
     yield event;
+  }
+}
+
+/**
+ * Thrown by a delivery whose turn could not reach Redis or Postgres before anything was shown
+ * (`Delivery.canRetry` true): the inbox runs the entry again after a backoff, in its thread's
+ * order (the thread's later entries wait behind it), and says nothing to the user.
+ */
+export class RetryLaterError extends Error {
+  constructor(readonly code: string) {
+    super(`the turn could not reach its storage (${code}); it runs again later`);
+    this.name = 'RetryLaterError';
   }
 }

@@ -14,6 +14,8 @@ type InboxConfig = Pick<
   | 'INBOX_LEASE_MS'
   | 'INBOX_QUEUE'
   | 'INBOX_ORDER_SETTLE_MS'
+  | 'INBOX_RETRY_ATTEMPTS'
+  | 'INBOX_RETRY_MAX_MS'
 >;
 
 /**
@@ -25,6 +27,8 @@ export async function createInbox(config: InboxConfig, log: Logger, redis?: Redi
     concurrency: config.INBOX_CONCURRENCY,
     maxPerThread: config.INBOX_THREAD_QUEUE_MAX,
     orderSettleMs: config.INBOX_ORDER_SETTLE_MS,
+    retryAttempts: config.INBOX_RETRY_ATTEMPTS,
+    retryMaxMs: config.INBOX_RETRY_MAX_MS,
   };
   if (!config.REDIS_URL) {
     log.info(

@@ -8,6 +8,7 @@ import {
   type InboxOptions,
   orderOf,
 } from './inbox.js';
+import { createOutageLog, runWithRetries } from './retry.js';
 
 /** Answered ids remembered at most, whatever their TTL: the dedup memory stays bounded. */
 const MAX_SEEN = 50_000;
@@ -37,6 +38,7 @@ export function createMemoryInbox(log: Logger, options: Partial<InboxOptions> = 
   const settling = new Map<string, NodeJS.Timeout>();
   let started = false;
   let accepting = true;
+  const outage = createOutageLog(log, o);
 
   /** How long `head` must still wait for its thread to settle: 0 unless another waiting entry arrived within the window. */
   function settleLeft(thread: string, head: InboxEntry): number {
@@ -91,14 +93,24 @@ export function createMemoryInbox(log: Logger, options: Partial<InboxOptions> = 
     const handler = handlers.get(entry.platform);
     const ids = recorded.get(entry.id) ?? [];
     recorded.set(entry.id, ids);
+    // A run that could not reach Redis or Postgres runs again after a backoff; the thread stays
+    // taken meanwhile, so its later entries wait behind it.
     const work = handler
-      ? handler({
-          entry,
-          attempt: 1,
-          recorded: [...ids],
-          record: async (id) => void ids.push(id),
-          signal: abort.signal,
-        })
+      ? runWithRetries(
+          (attempt, canRetry) =>
+            handler({
+              entry,
+              attempt,
+              recorded: [...ids],
+              record: async (id) => void ids.push(id),
+              signal: abort.signal,
+              canRetry,
+            }),
+          entry.id,
+          o,
+          outage,
+          abort.signal,
+        )
       : Promise.reject(new Error(`no delivery function for ${entry.platform}`));
     const done = work
       .catch((err: unknown) => log.error({ err, entry: entry.id }, 'inbox entry failed'))

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { pid } from 'node:process';
-import { DelayedError, Queue, WaitingError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ConfigError } from '../config/index.js';
 import { createRedisConnection, watchRedisConnection, watchRedisPersistence } from '../net/redis-connection.js';
@@ -8,6 +8,7 @@ import { describeRedisUrl } from '../net/redis-url.js';
 import { settledWithin } from '../net/settled-within.js';
 import type { Logger } from '../telemetry/logger.js';
 import { watchRedisEpoch } from './redis-epoch.js';
+import { createOutageLog, onceRedisAnswers, retryDelayMs, shouldRetry } from './retry.js';
 import { BEGIN, CLEAR, FINISH, GATE } from './redis-scripts.js';
 import {
   DEFAULT_INBOX_OPTIONS,
@@ -80,7 +81,10 @@ export async function createRedisInbox(
     connection: producer,
     prefix: o.prefix,
     defaultJobOptions: {
-      attempts: 1,
+      // A run that could not reach Redis or Postgres (or threw before its turn) runs again with
+      // backoff (`retryDelayMs`, the worker's strategy); the thread's `running` key stays its own meanwhile.
+      attempts: o.retryAttempts + 1,
+      backoff: { type: 'switchboard' },
       // Finished jobs are kept for the dedup window: a late retry of the same id is a no-op.
       removeOnComplete: { age: Math.ceil(o.dedupTtlMs / 1000) },
       removeOnFail: { age: 7 * 86_400 },
@@ -97,6 +101,7 @@ export async function createRedisInbox(
   // in time cuts both (see `stop`).
   let workerClients: { disconnect(): void }[] = [];
   const running = new Map<string, AbortController>();
+  const outage = createOutageLog(log, o);
 
   async function add<P>(entry: InboxEntry<P>): Promise<AddResult> {
     const jobId = toJobId(entry.id);
@@ -126,10 +131,15 @@ export async function createRedisInbox(
     }
   }
 
-  /** Whether the head of a thread's order can still run: waiting, delayed or running somewhere. */
-  async function headAlive(head: string, headDone: boolean): Promise<boolean> {
-    if (headDone) return false;
-    return ALIVE_STATES.has(await queue.getJobState(head));
+  /**
+   * Whether the entry holding a thread up can still run (waiting, delayed or running somewhere),
+   * and whether it waits to run again after a failed run (then those behind it look less often).
+   */
+  async function blocker(head: string, headDone: boolean): Promise<{ alive: boolean; retrying: boolean }> {
+    if (headDone) return { alive: false, retrying: false };
+    const state = await queue.getJobState(head);
+    if (state !== 'delayed') return { alive: ALIVE_STATES.has(state), retrying: false };
+    return { alive: true, retrying: ((await queue.getJob(head))?.attemptsMade ?? 0) > 0 };
   }
 
   async function process(job: Job<InboxEntry>, token?: string): Promise<void> {
@@ -162,13 +172,15 @@ export async function createRedisInbox(
       }
       if (begun[0] !== 'wait') break;
       const head = begun[1] ?? '';
-      if (i < 20 && !(await headAlive(head, Number(begun[2]) === 1))) {
+      const ahead = await blocker(head, Number(begun[2]) === 1);
+      if (i < 20 && !ahead.alive) {
         // Answered, failed or gone: it holds nobody up.
         await producer.eval(CLEAR, 3, orderKey, seqsKey, runningKey, head);
         continue;
       }
-      // An earlier message of this thread is still waiting or running: try again shortly.
-      await job.moveToDelayed(Date.now() + 100 + Math.floor(Math.random() * 150), token);
+      // An earlier message of this thread is still waiting or running (or waits out an outage): try again shortly.
+      const pause = ahead.retrying ? 1_000 + Math.floor(Math.random() * 500) : 100 + Math.floor(Math.random() * 150);
+      await job.moveToDelayed(Date.now() + pause, token);
       throw new DelayedError();
     }
     if (begun[0] === 'done') return;
@@ -182,12 +194,16 @@ export async function createRedisInbox(
     const previousTrace = attempt > 1 ? ((await producer.get(traceKey).catch(() => null)) ?? undefined) : undefined;
     const abort = new AbortController();
     running.set(jobId, abort);
+    // Tries left after this one (BullMQ counts failed runs; a wait in the thread's order is none).
+    const canRetry = job.attemptsMade + 1 < (job.opts.attempts ?? 1);
+    let retry: unknown;
     try {
       await handler({
         entry,
         attempt,
         recorded,
         signal: abort.signal,
+        canRetry,
         record: async (id) => {
           await producer.multi().rpush(recordedKey, id).pexpire(recordedKey, o.dedupTtlMs).exec();
         },
@@ -196,8 +212,13 @@ export async function createRedisInbox(
           await producer.set(traceKey, traceparent, 'PX', o.dedupTtlMs);
         },
       });
+      outage.ended(entry.id, canRetry);
     } catch (err) {
-      if (!abort.signal.aborted) log.error({ err, entry: entry.id }, 'inbox entry failed; it is not retried');
+      if (canRetry && !abort.signal.aborted && shouldRetry(err)) retry = err;
+      else if (!abort.signal.aborted) {
+        outage.ended(entry.id, false);
+        log.error({ err, entry: entry.id }, 'inbox entry failed; it is not retried');
+      }
     } finally {
       running.delete(jobId);
     }
@@ -206,15 +227,16 @@ export async function createRedisInbox(
       await job.moveToWait(token);
       throw new WaitingError();
     }
-    const [next] = (await producer.eval(
-      FINISH,
-      4,
-      k('done', jobId),
-      orderKey,
-      seqsKey,
-      runningKey,
-      jobId,
-      o.dedupTtlMs,
+    if (retry) {
+      // BullMQ moves it to delayed with the backoff; the thread stays taken, its later entries wait.
+      outage.waiting(entry.id, job.attemptsMade + 1);
+      throw retry;
+    }
+    // Answered: marked done even across a blip (else a replay would ask the model again).
+    const [next] = (await onceRedisAnswers(
+      producer,
+      () => producer.eval(FINISH, 4, k('done', jobId), orderKey, seqsKey, runningKey, jobId, o.dedupTtlMs),
+      FINISH_WAIT_MS,
     )) as string[];
     if (next)
       await queue
@@ -232,7 +254,13 @@ export async function createRedisInbox(
     async start() {
       const connection = createRedisConnection(url, 'blocking');
       watchRedisConnection(connection, log, { redis: where, uses: 'inbox runs' });
-      worker = new Worker<InboxEntry>(o.queue, process, {
+      // Only an outage is worth another run (BullMQ's attempts); a bug fails the entry at once.
+      const run = (job: Job<InboxEntry>, token?: string) =>
+        process(job, token).catch((err: unknown) => {
+          if (err instanceof DelayedError || err instanceof WaitingError || shouldRetry(err)) throw err;
+          throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
+        });
+      worker = new Worker<InboxEntry>(o.queue, run, {
         connection,
         prefix: o.prefix,
         concurrency: o.concurrency,
@@ -240,6 +268,7 @@ export async function createRedisInbox(
         // Any live replica checks for dead workers' entries this often.
         stalledInterval: Math.max(500, Math.floor(o.leaseMs / 2)),
         maxStalledCount: 5,
+        settings: { backoffStrategy: (attemptsMade: number) => retryDelayMs(attemptsMade, o.retryMaxMs) },
         autorun: false,
         // Names this replica in Redis' client list (the operator console's per-replica "last seen").
         name: `${hostname()}-${pid}`,
@@ -248,6 +277,14 @@ export async function createRedisInbox(
         if (connection.status === 'ready') log.warn({ err }, 'inbox worker error');
       });
       worker.on('stalled', (jobId) => log.warn({ entry: jobId }, 'inbox entry whose runner died is run again'));
+      worker.on('failed', (job, err) => {
+        // A run that threw outside its delivery (a bug, or Redis away mid-step with no tries left).
+        if (job && (err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1)))
+          log.error(
+            { err, entry: job.id, runs: job.attemptsMade },
+            'inbox entry failed on its last try; it is not answered',
+          );
+      });
       void worker.run();
       workerClients = [connection, await worker.waitUntilReady()];
     },
@@ -311,6 +348,9 @@ function age(oldest: number): number {
 
 /** The job states of an entry that can still run: waiting, delayed or running somewhere. */
 const ALIVE_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
+
+/** How long an answered entry waits for Redis to come back to be marked done (then its lease decides). */
+const FINISH_WAIT_MS = 30_000;
 
 /** BullMQ job ids may not contain ':'. */
 function toJobId(id: string): string {

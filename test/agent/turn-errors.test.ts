@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LlmError } from '../../src/contract/llm.js';
 import { UserFacingError } from '../../src/contract/turn.js';
 import { ThreadLockTimeoutError } from '../../src/agent/thread-lock.js';
-import { toUserError } from '../../src/agent/turn-errors.js';
+import { isStorageUnreachable, toUserError } from '../../src/agent/turn-errors.js';
 
 // What a user reads when a turn fails: a code the adapters act on and a message that never
 // carries the error's own text (a provider's body, a key, a stack).
@@ -48,5 +48,17 @@ describe('toUserError', () => {
   it('a refusal the turn raised itself reaches the user as it is', () => {
     const refusal = new UserFacingError('rate_limited', 'Slow down.', { resetAt: '2026-01-01T00:00:00Z' });
     expect(toUserError(refusal, undefined)).toBe(refusal);
+  });
+
+  it('Redis or Postgres out of reach is `unavailable` (HTTP 503), never the driver’s text; an unreachable model stays the model’s', () => {
+    const refused = Object.assign(new Error(`connect ECONNREFUSED 10.0.0.5:5432 ${SECRET}`), { code: 'ECONNREFUSED' });
+    const safe = toUserError(new Error('Database call resolve_tenant failed', { cause: refused }), undefined);
+    expect(safe.code).toBe('unavailable');
+    expect(safe.message).toMatch(/could not reach my storage/);
+    expect(safe.message).not.toMatch(/ECONNREFUSED|10\.0\.0\.5|sk-live/);
+    expect(isStorageUnreachable(refused)).toBe(true);
+    const model = new LlmError('unreachable', 'fetch failed', undefined, { cause: refused });
+    expect(isStorageUnreachable(model)).toBe(false);
+    expect(toUserError(model, undefined).code).toBe('llm_unavailable');
   });
 });

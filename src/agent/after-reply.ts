@@ -29,15 +29,20 @@ export async function afterReply(input: AfterReplyInput): Promise<void> {
   // The turn's two durable writes run side by side (on Postgres and Redis, two round trips
   // become one wait); `done` follows the ledger row.
   const saved = settleSave(save, log);
-  // A failed ledger or turn-record write is logged by the ledger and never fails the turn (a later
-  // slice of issue 41 journals it for a retry).
+  // A ledger or turn-record write that fails never fails the turn: the ledger keeps the rows in the
+  // usage journal, written once the database is back (src/agent/usage-journal.ts).
   await ledger.record(
     message,
     tenantId,
     seen,
-    { outcome: 'answered', flags: [...flags], tools: result.toolCalls.map((c) => ({ tool: c.tool, ok: c.ok })) },
+    {
+      outcome: 'answered',
+      flags: [...flags],
+      tools: result.toolCalls.map((c) => ({ tool: c.tool, ok: c.ok, ...(c.approval ? { approval: c.approval } : {}) })),
+    },
     result.usage,
     result.toolCalls.length,
+    result.model,
   );
   emit({
     type: 'done',

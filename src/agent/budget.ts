@@ -2,6 +2,7 @@ import type { Config } from '../config/index.js';
 import type { DataPort, Tenant } from '../contract/data.js';
 import type { Logger } from '../telemetry/logger.js';
 import { UserFacingError, type IncomingMessage } from '../contract/turn.js';
+import type { UsageJournal } from './usage-journal.js';
 
 export type BudgetConfig = Pick<
   Config,
@@ -15,10 +16,34 @@ export type BudgetConfig = Pick<
  * a turn with no known price adds nothing). A turn that would start over budget is refused with
  * `budget_exhausted` and the reset time. Unset budgets cost nothing (no query).
  *
- * If the ledger cannot be read the turn runs (fail open) and a warning is logged: a budget
- * caps spend over a day or a month, and a short database outage should not silence the bot.
+ * Spend kept in the usage journal (turns whose rows wait for the database) counts too: it is
+ * added to the ledger's totals, and while the ledger cannot be read it is checked alone (a turn
+ * over budget on the journal's spend alone is refused). Otherwise, if the ledger cannot be read,
+ * the turn runs (fail open) and a warning is logged: a budget caps spend over a day or a month,
+ * and a short database outage should not silence the bot.
  */
-export function createBudgets(data: DataPort, config: Partial<BudgetConfig>, log: Logger, now: () => Date) {
+export function createBudgets(
+  data: DataPort,
+  config: Partial<BudgetConfig>,
+  log: Logger,
+  now: () => Date,
+  journal?: Pick<UsageJournal, 'held'>,
+) {
+  /**
+   * The ledger's totals plus what the journal holds; the journal's alone when the ledger cannot be
+   * read (then `read.err` says why).
+   */
+  async function spent(read: { err?: unknown }, tenantId: string, from: Date, to: Date, userId?: string) {
+    const held = journal?.held({ tenantId, from, to, ...(userId ? { userId } : {}) }) ?? { tokens: 0, costUsd: 0 };
+    try {
+      const used = await data.usageTotals({ tenant: tenantId, from, to, ...(userId ? { userId } : {}) });
+      if (!used) return undefined;
+      return { tokens: used.promptTokens + used.completionTokens + held.tokens, costUsd: used.costUsd + held.costUsd };
+    } catch (err) {
+      read.err ??= err;
+      return held;
+    }
+  }
   return {
     async check(message: IncomingMessage, tenant: Tenant): Promise<void> {
       const perUser = config.TOKEN_BUDGET_PER_USER_DAILY;
@@ -26,12 +51,13 @@ export function createBudgets(data: DataPort, config: Partial<BudgetConfig>, log
       const usdPerTenant = config.BUDGET_USD_PER_TENANT_MONTHLY;
       if (!perUser && !perTenant && !usdPerTenant) return;
       const at = now();
+      const read: { err?: unknown } = {};
       try {
         if (perUser) {
           const from = startOfUtcDay(at);
           const to = new Date(from.getTime() + 86_400_000);
-          const used = await data.usageTotals({ tenant: tenant.id, from, to, userId: message.userId });
-          if (used && used.promptTokens + used.completionTokens >= perUser) {
+          const used = await spent(read, tenant.id, from, to, message.userId);
+          if (used && used.tokens >= perUser) {
             throw new UserFacingError(
               'budget_exhausted',
               `You have used today’s token budget (${perUser.toLocaleString('en-US')} tokens). It resets at 00:00 UTC (${hoursUntil(at, to)}).`,
@@ -42,8 +68,8 @@ export function createBudgets(data: DataPort, config: Partial<BudgetConfig>, log
         if (perTenant || usdPerTenant) {
           const from = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
           const to = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
-          const used = await data.usageTotals({ tenant: tenant.id, from, to });
-          const overTokens = !!perTenant && !!used && used.promptTokens + used.completionTokens >= perTenant;
+          const used = await spent(read, tenant.id, from, to);
+          const overTokens = !!perTenant && !!used && used.tokens >= perTenant;
           const overUsd = !!usdPerTenant && !!used && used.costUsd >= usdPerTenant;
           if (overTokens || overUsd) {
             log.info(
@@ -60,8 +86,13 @@ export function createBudgets(data: DataPort, config: Partial<BudgetConfig>, log
         }
       } catch (err) {
         if (err instanceof UserFacingError) throw err;
-        log.warn({ err, tenant: tenant.id }, 'token budget not checked: the ledger could not be read; the turn runs');
+        read.err ??= err;
       }
+      if (read.err !== undefined)
+        log.warn(
+          { err: read.err, tenant: tenant.id },
+          'token budget not checked: the ledger could not be read; the turn runs',
+        );
     },
   };
 }

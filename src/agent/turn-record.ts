@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { TurnRecord } from '../contract/data.js';
 import { threadKey } from '../contract/thread-state.js';
 import type { ErrorCode, IncomingMessage, TurnFlag, Usage } from '../contract/turn.js';
@@ -61,6 +61,8 @@ export function createTurnRecorder(opts: TurnRecorderOptions) {
     }
     return {
       ...outcome,
+      // Both rows of the turn carry it: a second write of the turn (the usage journal's) is skipped.
+      id: randomUUID(),
       durationMs: performance.now() - seen.started,
       threadHash: idHash(threadKey(message, tenantId)),
       userHash: idHash(`${message.platform}:${tenantId}:${message.userId}`),

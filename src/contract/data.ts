@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ApprovalRecord } from './turn.js';
 import type { ReadFunctionArgs, ReadFunctionName } from './catalogue.js';
 
 export interface Tenant {
@@ -125,14 +126,21 @@ export interface TurnRecord {
   /** The turn's error code (`rate_limited`, `llm_unavailable`…) when it did not answer. */
   errorCode?: string | null;
   flags: string[];
-  /** The tools called, in order, and whether each succeeded. */
-  tools: { tool: string; ok: boolean }[];
+  /** The tools called, in order, and whether each succeeded (and, for one that waited for a person, its approval). */
+  tools: { tool: string; ok: boolean; approval?: ApprovalRecord }[];
   durationMs: number;
   /** Keyed hashes (HMAC) of the thread key and the user id. */
   threadHash: string;
   userHash: string;
   /** The turn's trace, when tracing is on. */
   traceId?: string | null;
+  /**
+   * The turn's id (a UUID): both its rows carry it, so writing the turn again (a journaled row
+   * flushed twice, a write whose answer was lost) writes nothing twice.
+   */
+  id?: string;
+  /** When the turn ended (ISO 8601): a row written late still counts when it happened. */
+  at?: string;
 }
 
 export interface UsageQuery {

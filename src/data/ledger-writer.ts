@@ -42,7 +42,9 @@ interface Pending {
  *
  * When a batch is refused for its input (a row naming a tenant deleted meanwhile), its rows are
  * retried one by one, so one bad row loses only itself. Any other failure (the database is
- * down) fails every row of the batch, and each turn logs it, as a single write would.
+ * down) fails every row of the batch, as a single write would: each turn's rows then go to the
+ * usage journal (src/agent/usage-journal.ts), which writes them later through this same writer;
+ * the turn's id makes a row written twice count once.
  *
  * Hand-written rather than DataLoader: DataLoader batches what is asked in one tick, this batches
  * what queues behind a write in flight, which is what makes a lone turn pay no waiting. With

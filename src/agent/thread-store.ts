@@ -43,6 +43,7 @@ const storedState = z.object({
   tools: z.record(z.string(), z.unknown()).default({}),
   cache: z.record(z.string(), z.object({ value: z.unknown(), expiresAt: z.number() })).default({}),
   mode: z.object({ name: z.string(), data: z.record(z.string(), z.unknown()).optional() }).optional(),
+  threadContext: z.object({ cursor: z.string() }).optional(),
   updatedAt: z.string().default(() => new Date(0).toISOString()),
 });
 
@@ -72,11 +73,12 @@ export function createThreadStore(kv: KvStore, options: ThreadStoreOptions): Thr
         );
         return newThreadState(key);
       }
-      const { history, historyTokens, mode, ...rest } = parsed.data;
+      const { history, historyTokens, mode, threadContext, ...rest } = parsed.data;
       const state: ThreadState = { ...rest, key, history };
       // Counts that do not match the history (an older value, a hand edit) are recomputed.
       if (historyTokens?.length === history.length) state.historyTokens = historyTokens;
       if (mode) state.mode = mode;
+      if (threadContext) state.threadContext = threadContext;
       return state;
     },
 

@@ -17,6 +17,8 @@ export interface ThreadState {
   cache: Record<string, { value: unknown; expiresAt: number }>;
   /** An active mode (e.g. a quote mode waiting for answers to its questions). */
   mode?: { name: string; data?: Record<string, unknown> };
+  /** The thread before the bot's turns (issue 42): the platform id of the last message the bot has seen, so a turn fetches only what is newer. */
+  threadContext?: { cursor: string };
   updatedAt: string;
 }
 

@@ -7,6 +7,7 @@ import { LIMITS } from './limits.js';
 import { normalizeMessage, tooLong } from './normalize.js';
 import { warning } from './sinks.js';
 import { claimOnce, logTooLong, recordWork, type DiscordWork, type HandlerDeps } from './work.js';
+import { noteDiscordActivity } from './thread-context.js';
 
 /**
  * A message over the gateway: a mention (answered in a new thread in a plain channel), a
@@ -14,12 +15,17 @@ import { claimOnce, logTooLong, recordWork, type DiscordWork, type HandlerDeps }
  * acknowledge, so a message that cannot be recorded is told so in a reply.
  */
 export function createMessageHandler(
-  deps: Pick<HandlerDeps, 'kv' | 'inbox' | 'log' | 'maxPerThread' | 'memberRoleIds'>,
+  deps: Pick<HandlerDeps, 'kv' | 'inbox' | 'log' | 'maxPerThread' | 'memberRoleIds' | 'conversationTtlMs'>,
 ): (message: Message) => Promise<void> {
   const { log } = deps;
   return async function onMessage(message) {
-    if (message.author.bot || message.webhookId || message.system) return;
     const botId = message.client.user.id;
+    if (message.author.bot || message.webhookId || message.system) {
+      // Another app's post where the bot converses: the next turn there reads it (thread-context.ts).
+      if (!message.system && message.author.id !== botId && isOurs(message))
+        await noteDiscordActivity(deps.kv, log, message.channelId, message.id, deps.conversationTtlMs);
+      return;
+    }
     const botRoleId = message.guild?.roles.botRoleFor(botId)?.id;
     const mentioned =
       message.mentions.users.has(botId) || (botRoleId !== undefined && message.mentions.roles.has(botRoleId));
@@ -44,6 +50,9 @@ export function createMessageHandler(
       channelId: message.channelId,
       originId: message.id,
       ...(startsThread ? { startThread: { name: threadName(incoming.text) } } : {}),
+      ...(message.reference?.messageId
+        ? { reference: { channelId: message.reference.channelId, messageId: message.reference.messageId } }
+        : {}),
     };
     let added: AddResult;
     try {
@@ -57,6 +66,15 @@ export function createMessageHandler(
     if (added === 'duplicate') log.debug({ messageId: message.id }, 'duplicate message delivery ignored');
     else if (added === 'full') await replyTo(message, THREAD_QUEUE_FULL_TEXT(deps.maxPerThread), log);
   };
+}
+
+/**
+ * A DM or a thread: where the bot may converse (a thread it was mentioned in may not show it as
+ * joined yet). Noting an app's post there costs one store write; the turn that reads it is rarer.
+ */
+function isOurs(message: Message): boolean {
+  const channel = message.channel;
+  return channel.isDMBased() || channel.isThread();
 }
 
 /** A refusal, as a reply to the message that asked (nobody pinged). */

@@ -49,6 +49,8 @@ export type DiscordWork =
       originId: string;
       /** A mention in a plain channel: answered in a new thread with this name. */
       startThread?: { name: string };
+      /** The message it replies to (`message_reference`): context for the turn (src/adapters/discord/thread-context.ts). */
+      reference?: { channelId: string; messageId: string };
     }
   | { kind: 'interaction'; message: IncomingMessage; interaction: InteractionTarget };
 

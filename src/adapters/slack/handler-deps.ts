@@ -1,3 +1,4 @@
+import type { webApi } from '@slack/bolt';
 import type { Agent } from '../../agent/agent.js';
 import type { IncomingMessage } from '../../contract/turn.js';
 import type { Logger } from '../../telemetry/logger.js';
@@ -6,7 +7,7 @@ import type { CommandRequest } from './normalize.js';
 import type { SlackAuth, SlackClients } from './oauth.js';
 import type { SlackState } from './slack-state.js';
 import type { WriterOptions } from './turn-writer.js';
-import type { SlackRoles } from './user-roles.js';
+import type { SlackNames, SlackRoles } from './user-roles.js';
 
 /** What every Slack listener and delivery is given: built once by the adapter (`index.ts`). */
 export interface HandlerDeps {
@@ -24,11 +25,26 @@ export interface HandlerDeps {
   /** SLACK_UNFURL_DOMAINS: links there may unfurl; every other link is posted with unfurling off. */
   unfurlDomains: readonly string[];
   writer?: Omit<WriterOptions, 'log'>;
+  /** SLACK_API_URL: its host is a file host too (a fake or a proxy), beside files.slack.com. */
+  slackApiUrl?: string;
+  /** Thread authors' display names (users.info, cached), for the thread before a mention. */
+  names?: SlackNames;
+  /** The client the thread's reads go through (a 429 fails them at once; see `createContextClients`). */
+  contextClient?: (client: webApi.WebClient) => webApi.WebClient;
 }
 
 /** What the Slack adapter records in the inbox for one event: enough to answer it on any replica. */
 export type SlackWork = (
-  | { kind: 'message'; message: IncomingMessage; userTeamId?: string; assistant: boolean; mentions?: string[] }
+  | {
+      kind: 'message';
+      message: IncomingMessage;
+      userTeamId?: string;
+      assistant: boolean;
+      mentions?: string[];
+      /** The message's ts and the bot's ids, for the thread before it (src/adapters/slack/thread-context.ts). */
+      ts?: string;
+      bot?: { userId?: string; id?: string };
+    }
   | { kind: 'command'; request: CommandRequest; responseUrl?: string }
   | { kind: 'action'; message: IncomingMessage; userTeamId?: string; responseUrl?: string; ephemeral?: boolean }
 ) & {

@@ -4,6 +4,7 @@ import { ANY_SLASH_COMMAND, commandListener } from './command-listeners.js';
 import { deliverSlackWork } from './delivery.js';
 import type { HandlerDeps, SlackWork } from './handler-deps.js';
 import { appUninstalled, assistantThreadStarted, tokensRevoked } from './lifecycle-listeners.js';
+import { agentMessagesOpened } from './agent-view.js';
 import { messageListeners } from './message-listeners.js';
 import { slackErrorCode } from './slack-errors.js';
 
@@ -28,6 +29,8 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
   acknowledgeTheRest(app, deps.log);
   app.event('app_uninstalled', appUninstalled(deps));
   app.event('tokens_revoked', tokensRevoked(deps));
+  // `agent_view` apps: the Messages tab opened starts the conversation (the Home tab has its own listener, app-home.ts).
+  app.event('app_home_opened', agentMessagesOpened(deps));
 
   app.error(async (error) => {
     const original = (error as { original?: unknown }).original ?? error;

@@ -11,6 +11,7 @@ import { authOf, slackContext, type EventBody } from './bolt-context.js';
 import { recordWork, type HandlerDeps } from './handler-deps.js';
 import { normalizeMessageEvent, type MessageDecision } from './normalize.js';
 import { tellThread } from './notices.js';
+import { noteUnanswered } from './thread-activity.js';
 
 /** The listeners of everything a person writes: one handler behind three Bolt entry points. */
 export interface MessageListeners {
@@ -43,6 +44,7 @@ export function messageListeners(deps: HandlerDeps): MessageListeners {
     );
     if (decision.kind === 'ignore') {
       log.debug({ reason: decision.reason }, 'slack message ignored');
+      await noteUnanswered(raw, slackContext(context, body), deps);
       return;
     }
     const { message } = decision;
@@ -69,6 +71,7 @@ export function messageListeners(deps: HandlerDeps): MessageListeners {
         assistant,
         mentions: decision.mentions,
         auth: authOf(context),
+        ...(ts ? { ts, bot: { userId: context.botUserId, id: context.botId } } : {}),
       },
       ts,
     );

@@ -67,6 +67,28 @@ export function createSlackState(kv: KvStore, log: Logger, threadTtlMs: number) 
       return people;
     },
 
+    /**
+     * A message the bot did not answer was posted in a thread it follows (another app's post):
+     * the next turn there fetches the thread before it (src/adapters/slack/thread-context.ts).
+     * Every other message of a followed thread is a turn, so without this note nothing is new.
+     */
+    async noteActivity(workspaceId: string, channel: string, threadTs: string, ts: string): Promise<void> {
+      await kv
+        .set(`slack:activity:${workspaceId}:${channel}:${threadTs}`, ts, threadTtlMs)
+        .catch((err: unknown) => log.warn({ err }, 'could not note a message in a followed Slack thread'));
+    },
+
+    /** Whether a message the bot did not answer was posted in the thread after `since` (a store failure says yes). */
+    async activitySince(workspaceId: string, channel: string, threadTs: string, since: string): Promise<boolean> {
+      try {
+        const last = await kv.get<string>(`slack:activity:${workspaceId}:${channel}:${threadTs}`);
+        return last !== undefined && tsAfter(last, since);
+      } catch (err) {
+        log.warn({ err }, 'could not read a Slack thread’s last message; fetching its context');
+        return true;
+      }
+    },
+
     /** True once per assistant thread: its first message names it. */
     async firstInThread(channel: string, threadTs: string): Promise<boolean> {
       return kv.setIfAbsent(`slack:titled:${channel}:${threadTs}`, 1, threadTtlMs).catch(() => false);
@@ -81,4 +103,12 @@ export type SlackState = ReturnType<typeof createSlackState>;
 
 function threadKey(workspaceId: string, channel: string, threadTs: string): string {
   return `slack:follow:${workspaceId}:${channel}:${threadTs}`;
+}
+
+/** Slack timestamps ("1700000000.000100") compared as numbers of seconds and microseconds. */
+export function tsAfter(a: string, b: string): boolean {
+  const [as, au = '0'] = a.split('.');
+  const [bs, bu = '0'] = b.split('.');
+  if (Number(as) !== Number(bs)) return Number(as) > Number(bs);
+  return Number(au.padEnd(6, '0')) > Number(bu.padEnd(6, '0'));
 }

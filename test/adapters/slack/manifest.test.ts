@@ -9,14 +9,7 @@ const listed = (item: string) =>
 
 describe('Slack app manifest', () => {
   it('subscribes to every event the adapter handles', () => {
-    for (const event of [
-      'app_mention',
-      'assistant_thread_started',
-      'assistant_thread_context_changed',
-      'message.channels',
-      'message.groups',
-      'message.im',
-    ]) {
+    for (const event of ['app_mention', 'app_home_opened', 'message.channels', 'message.groups', 'message.im']) {
       expect(listed(event), event).toBe(true);
     }
   });
@@ -52,7 +45,10 @@ describe('Slack app manifest', () => {
     expect(manifest).toMatch(/- command: \/ask\b/);
     expect(manifest).toMatch(/- command: \/quote\b/);
     expect(manifest).toMatch(/interactivity:\s*\n\s*is_enabled: true/);
-    expect(manifest).toMatch(/assistant_view:/);
+    expect(manifest).toMatch(/agent_view:\s*\n\s*agent_description: \S/);
+    // The agent view replaces the assistant view (whose events are listed, commented, for older apps).
+    expect(manifest).not.toMatch(/^\s*assistant_view:/m);
+    expect(listed('assistant_thread_started')).toBe(false);
     expect(manifest).toMatch(/socket_mode_enabled: true/);
   });
 });

@@ -61,6 +61,10 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
   /** Messages created with `enforce_nonce`, by channel and nonce (Discord remembers them "for a few minutes"). */
   const nonces = new Map<string, { id: string; at: number }>();
   const NONCE_WINDOW_MS = 5 * 60_000;
+  /** Reads of messages (GET …/messages, GET …/messages/{id}) answered with these, in turn; then a delay. */
+  const readFailures: Reply[] = [];
+  let readDelayMs = 0;
+  const isRead = (method: string, path: string) => method === 'GET' && /^\/channels\/\d+\/messages/.test(path);
 
   const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const at = performance.now();
@@ -90,8 +94,15 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
         ...checkMessageLimits(path, body),
       ];
     }
-    const reply: Reply =
-      call.problems.length > 0
+    if (isRead(method, path) && readDelayMs > 0) {
+      const ms = readDelayMs;
+      readDelayMs = 0;
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    }
+    const failed = isRead(method, path) ? readFailures.shift() : undefined;
+    const reply: Reply = failed
+      ? failed
+      : call.problems.length > 0
         ? error(400, 50035, 'Invalid Form Body', call.problems)
         : route(method, path, url.searchParams, req.headers.authorization, body ?? {}, files, at);
     call.status = reply.status;
@@ -103,7 +114,15 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
   /** The interactions endpoint's HTTP response, taken as the callback (HTTP interactions). */
   const acknowledge = (id: string, token: string, body: Record<string, unknown>, at: number) =>
     callback(id, token, body, [], at);
-  return Object.assign(handle, { acknowledge });
+  /** The next read of messages fails as Discord fails it (403 Missing Access 50001, 429…). */
+  const failNextRead = (status: number, code: number, message: string) =>
+    void readFailures.push(
+      status === 429
+        ? { status, body: { message, retry_after: 0.01, global: false, code } }
+        : error(status, code, message),
+    );
+  const delayNextRead = (ms: number) => void (readDelayMs = ms);
+  return Object.assign(handle, { acknowledge, failNextRead, delayNextRead });
 
   function route(
     method: string,
@@ -178,6 +197,23 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
         });
         if (nonceKey) nonces.set(nonceKey, { id: m.id, at });
         return { status: 200, body: { ...m, ...(body.nonce !== undefined ? { nonce: body.nonce } : {}) } };
+      }
+      case 'GET /channels/:id/messages': {
+        if (!world.channels.has(seg[1]!)) return error(404, 10003, 'Unknown Channel');
+        // Newest first, as Discord lists them; `before`/`after` by snowflake, `limit` 1–100 (default 50).
+        const limit = Math.min(100, Math.max(1, Number(query.get('limit') ?? 50)));
+        const before = query.get('before');
+        const after = query.get('after');
+        const list = [...world.messages.values()]
+          .filter((m) => m.channel_id === seg[1] && ((m.flags ?? 0) & MessageFlags.Ephemeral) === 0)
+          .filter((m) => (!before || BigInt(m.id) < BigInt(before)) && (!after || BigInt(m.id) > BigInt(after)))
+          .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
+        return { status: 200, body: after && !before ? list.slice(-limit) : list.slice(0, limit) };
+      }
+      case 'GET /channels/:id/messages/:id': {
+        const m = world.messages.get(seg[3]!);
+        if (!m || m.channel_id !== seg[1]) return error(404, 10008, 'Unknown Message');
+        return { status: 200, body: m };
       }
       case 'PATCH /channels/:id/messages/:id': {
         const m = world.messages.get(seg[3]!);

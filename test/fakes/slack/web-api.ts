@@ -15,6 +15,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { attachSocketMode, type FakeSocketMode } from './socket-mode.js';
+import { repliesPage } from './replies.js';
 
 export interface SlackCall {
   method: string;
@@ -36,6 +37,26 @@ export interface FakeMessage {
   /** Streamed messages: their markdown and chunks in order. */
   stream?: { state: 'in_progress' | 'completed'; markdown: string; chunks: Record<string, unknown>[] };
   updates: number;
+  /** Messages posted with `post` (people, other apps): what conversations.replies shows of them. */
+  subtype?: string;
+  bot_profile?: { name: string };
+  files?: { id?: string; name: string; filetype?: string; mimetype?: string }[];
+  edited?: { user: string; ts: string };
+}
+
+/** A message a person (or another app) posts, for `FakeSlack.post`. */
+export interface PostedMessage {
+  channel: string;
+  /** A person's user id; leave it out for another app's post (with `botId`). */
+  user?: string;
+  botId?: string;
+  botName?: string;
+  text: string;
+  thread_ts?: string;
+  /** Default: a fresh ts from the fake's clock. */
+  ts?: string;
+  files?: FakeMessage['files'];
+  edited?: boolean;
 }
 
 export type FakeFailure = { error: string } | { status: 429; retryAfter: number };
@@ -78,6 +99,10 @@ export interface FakeSlack {
   readonly responses: { path: string; body: Record<string, unknown> }[];
   responseUrl(): string;
   readonly uploads: { fileId: string; bytes: number }[];
+  /** A person or another app posts in a channel or thread (it is in conversations.replies from then on). */
+  post(m: PostedMessage): FakeMessage;
+  /** The next call of `method` is answered after `ms` (a slow Slack). */
+  delayNext(method: string, ms: number): void;
   /** The next `count` calls of `method` fail. */
   failNext(method: string, failure: FakeFailure, count?: number): void;
   /** chat.startStream answers `unknown_method`, as in a workspace without streaming. */
@@ -145,6 +170,7 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
   const failures = new Map<string, FakeFailure[]>();
   const blockedChannels = new Set<string>();
   const users = new Map<string, Record<string, unknown>>();
+  const delays = new Map<string, number>();
   let streamingDisabled = false;
   let seq = 0;
   // Like Slack's: the current unix second, made unique by a counter.
@@ -183,6 +209,11 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
       /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ??
       (typeof args.token === 'string' ? args.token : undefined);
     calls.push({ method, args, token, at: performance.now() });
+    const delay = delays.get(method);
+    if (delay !== undefined) {
+      delays.delete(method);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
 
     const failure = failures.get(method)?.shift();
     if (failure) {
@@ -301,26 +332,13 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
         return { ok: true, channel, ts: m.ts };
       }
       case 'assistant.threads.setStatus':
-      case 'assistant.threads.setSuggestedPrompts':
       case 'assistant.threads.setTitle':
         return a.channel_id && a.thread_ts ? { ok: true } : { ok: false, error: 'invalid_arguments' };
-      case 'conversations.replies': {
-        const thread = messages.filter((m) => m.channel === channel && (m.ts === a.ts || m.thread_ts === a.ts));
-        return {
-          ok: true,
-          messages: thread.map((m) => ({
-            type: 'message',
-            user: m.user,
-            bot_id: m.bot_id,
-            ts: m.ts,
-            thread_ts: m.thread_ts,
-            text: m.text,
-            blocks: m.blocks,
-            metadata: m.metadata,
-          })),
-          has_more: false,
-        };
-      }
+      // An agent_view app sets the prompts of its DM (no thread_ts); an assistant_view app, of a thread.
+      case 'assistant.threads.setSuggestedPrompts':
+        return a.channel_id && a.prompts ? { ok: true } : { ok: false, error: 'invalid_arguments' };
+      case 'conversations.replies':
+        return needsChannel() ?? repliesPage(messages, a);
       case 'files.getUploadURLExternal': {
         const fileId = `F${String(++seq).padStart(8, '0')}`;
         pendingUploads.set(fileId, { filename: String(a.filename), length: Number(a.length) });
@@ -356,6 +374,8 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
             id,
             team_id: ws?.teamId ?? options.teamId,
             name: id.toLowerCase(),
+            real_name: `Person ${id}`,
+            profile: { display_name: '', real_name: `Person ${id}` },
             deleted: false,
             is_bot: false,
             is_admin: false,
@@ -408,6 +428,25 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     responses,
     responseUrl: () => `${origin}/hooks/commands/${options.teamId}/${++seq}/fake`,
     uploads,
+    post(p) {
+      const message: FakeMessage = {
+        ts: p.ts ?? nextTs(),
+        channel: p.channel,
+        user: p.user ?? '',
+        bot_id: p.botId ?? '',
+        text: p.text,
+        updates: 0,
+        ...(p.thread_ts ? { thread_ts: p.thread_ts } : {}),
+        ...(p.botId ? { subtype: 'bot_message', bot_profile: { name: p.botName ?? 'Some App' } } : {}),
+        ...(p.files ? { files: p.files } : {}),
+        ...(p.edited ? { edited: { user: p.user ?? '', ts: nextTs() } } : {}),
+      };
+      messages.push(message);
+      return message;
+    },
+    delayNext(method, ms) {
+      delays.set(method, ms);
+    },
     failNext(method, failure, count = 1) {
       failures.set(method, [...(failures.get(method) ?? []), ...Array.from({ length: count }, () => failure)]);
     },
@@ -445,6 +484,7 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
       failures.clear();
       blockedChannels.clear();
       users.clear();
+      delays.clear();
       streamingDisabled = false;
     },
     close: () =>

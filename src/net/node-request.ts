@@ -1,5 +1,12 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+} from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { base64Slices, expandBlobs, type ExpandedBody } from './inline-blobs.js';
 
 /**
  * One HTTP call for the `fetch` functions the platform and model clients are given (Slack's
@@ -21,7 +28,9 @@ export function createNodeRequester(): (
     const headers = plainHeaders(init.headers);
     delete headers['accept-encoding'];
     const body = init.body ?? undefined;
-    if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+    // A body with large blobs in it (a chat request with images, inline-blobs.ts) is written in slices.
+    const expanded = body === undefined ? undefined : expandBlobs(body);
+    if (body !== undefined) headers['content-length'] = String(expanded?.length ?? Buffer.byteLength(body));
     return new Promise<IncomingMessage>((resolve, reject) => {
       const req = (secure ? httpsRequest : httpRequest)(
         url,
@@ -38,9 +47,30 @@ export function createNodeRequester(): (
         req.on('close', () => clearTimeout(timer));
       }
       req.on('error', reject);
-      req.end(body);
+      if (expanded) writeExpanded(req, expanded);
+      else req.end(body);
     });
   };
+}
+
+/** Writes the body's text and its blobs' base64, a slice at a time, waiting while the socket is full. */
+function writeExpanded(req: ClientRequest, body: ExpandedBody): void {
+  const slices = (function* () {
+    for (const part of body.parts) {
+      if (typeof part === 'string') yield part;
+      else yield* base64Slices(part);
+    }
+  })();
+  const pump = () => {
+    for (let next = slices.next(); !next.done; next = slices.next()) {
+      if (!req.write(next.value)) {
+        req.once('drain', pump);
+        return;
+      }
+    }
+    req.end();
+  };
+  pump();
 }
 
 /** Whether `fetch(input, init)` can go through the requester: a URL (not a Request) and a string body or none. */

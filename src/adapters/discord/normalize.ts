@@ -62,6 +62,14 @@ export function discordRole(member: MemberLike, memberRoleIds: readonly string[]
   return roles.some((r) => memberRoleIds.includes(r)) ? 'member' : 'guest';
 }
 
+/** A member's role ids (none outside a guild). */
+function roleIdsOf(member: MemberLike): string[] {
+  if (!member) return [];
+  return Array.isArray(member.roles)
+    ? [...(member.roles as readonly string[])]
+    : [...(member.roles as { cache: { keys(): Iterable<string> } }).cache.keys()];
+}
+
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
@@ -93,7 +101,19 @@ export function normalizeMessage(
     role: discordRole(message.member, memberRoleIds),
     // Other mentions become readable names (`@alice`, `#general`) for the model.
     text: cleanContent(stripped, message.channel),
+    ...attachmentsOf(message),
   };
+}
+
+/** The message's files: Discord's CDN URLs (fetched in the turn, from the CDN hosts only), names, types, sizes. */
+function attachmentsOf(message: Pick<Message, 'attachments'>): Pick<IncomingMessage, 'attachments'> {
+  const files = [...(message.attachments?.values() ?? [])].map((a) => ({
+    name: a.name,
+    mediaType: a.contentType ?? 'application/octet-stream',
+    size: a.size,
+    source: { kind: 'url' as const, url: a.url },
+  }));
+  return files.length ? { attachments: files } : {};
 }
 
 /** What a slash command says, from a discord.js interaction (gateway) or Discord's raw payload (HTTP interactions). */
@@ -154,6 +174,7 @@ export function normalizeButton(
     messageId: interaction.id,
     userId: interaction.userId,
     role: discordRole(interaction.member, memberRoleIds),
+    ...(roleIdsOf(interaction.member).length ? { platformRoles: roleIdsOf(interaction.member) } : {}),
     text: '',
     action: action.value === undefined ? { id: action.id } : { id: action.id, value: action.value },
   };

@@ -33,6 +33,17 @@ const chatRequest = z.object({
     .trim()
     .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'tenant is a tenant slug')
     .optional(),
+  /** Files shared with the message, base64 (README "Files and images"); read in the turn, never stored. */
+  attachments: z
+    .array(
+      z.strictObject({
+        name: z.string().trim().min(1).max(255),
+        mediaType: z.string().trim().max(255).default('application/octet-stream'),
+        data: z.base64('data is base64 bytes'),
+      }),
+    )
+    .max(50)
+    .optional(),
 });
 
 export type ChatRequest = z.infer<typeof chatRequest>;
@@ -50,7 +61,7 @@ export function parseChatRequest(
       message: `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`,
     };
   }
-  if (!parsed.data.action && !parsed.data.message?.trim())
+  if (!parsed.data.action && !parsed.data.message?.trim() && !parsed.data.attachments?.length)
     return { ok: false, code: 'bad_request', message: 'message is required (a non-empty string).' };
   return { ok: true, request: parsed.data };
 }
@@ -121,10 +132,25 @@ export function chatMessage(
     text: req.message ?? '',
     ...(req.action ? { action: req.action } : {}),
     ...(tenant !== undefined ? { tenant } : {}),
+    ...(req.attachments?.length
+      ? {
+          attachments: req.attachments.map((a) => ({
+            name: a.name,
+            mediaType: a.mediaType,
+            size: Math.floor((a.data.length * 3) / 4),
+            source: { kind: 'inline' as const, data: a.data },
+          })),
+        }
+      : {}),
   };
   const command = req.action ? undefined : parseTypedCommand(message.text);
   if (command) message.command = command;
   return message;
+}
+
+/** Characters of the body that are files' base64 (the part of the body its raised limit is for). */
+export function attachedChars(req: ChatRequest): number {
+  return (req.attachments ?? []).reduce((n, a) => n + a.data.length, 0);
 }
 
 /** `ip:<address>`, IPv4-mapped IPv6 (`::ffff:127.0.0.1`) written as IPv4 so one client is one key. */

@@ -3,7 +3,7 @@ import type { Hono } from 'hono';
 import type { Agent } from '../../agent/agent.js';
 import type { DataPort } from '../../contract/data.js';
 import type { Logger } from '../../telemetry/logger.js';
-import { chatMessage, chosenTenant, parseChatRequest } from './chat-request.js';
+import { attachedChars, chatMessage, chosenTenant, parseChatRequest } from './chat-request.js';
 import { jsonTurn, streamTurn } from './chat-response.js';
 import { errorBody } from './error-body.js';
 import { turnGate } from './in-flight.js';
@@ -15,20 +15,27 @@ import { turnGate } from './in-flight.js';
  */
 export function mountChat(
   app: Hono,
-  opts: { agent: Agent; log: Logger; data: DataPort | undefined; maxTurnsInFlight: number },
+  opts: { agent: Agent; log: Logger; data: DataPort | undefined; maxTurnsInFlight: number; maxBodyBytes: number },
 ): void {
-  const { agent, log, data, maxTurnsInFlight } = opts;
+  const { agent, log, data, maxTurnsInFlight, maxBodyBytes } = opts;
   const turns = turnGate(maxTurnsInFlight, log);
 
   app.post('/api/chat', async (c) => {
     let body: unknown;
+    let raw: string;
+    const tooLarge = () => c.json(errorBody('payload_too_large', 'The request body is larger than 1 MB.'), 413);
     try {
-      body = await c.req.json();
+      raw = await c.req.text();
+      // The limit is raised for the files' base64 only: a larger body without files is not parsed.
+      if (raw.length > maxBodyBytes && !raw.includes('"attachments"')) return tooLarge();
+      body = JSON.parse(raw);
     } catch {
       return c.json(errorBody('bad_request', 'The request body must be JSON: { "message": "…" }.'), 400);
     }
     const parsed = parseChatRequest(body);
     if (!parsed.ok) return c.json(errorBody(parsed.code, parsed.message), 400);
+    // With files, the rest of the body still stays within 1 MB.
+    if (raw.length - attachedChars(parsed.request) > maxBodyBytes) return tooLarge();
     const req = parsed.request;
     const threadId = req.threadId ?? randomUUID();
     const caller = c.get('caller');

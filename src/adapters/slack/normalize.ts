@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_MESSAGE_CHARS, type IncomingMessage } from '../../contract/turn.js';
+import { attachmentsOf, slackFiles } from './files.js';
 import { slackToPlain } from './text.js';
 
 /**
@@ -34,6 +35,8 @@ const messageEvent = z.object({
   client_msg_id: z.string().optional(),
   team: z.string().optional(),
   user_team: z.string().optional(),
+  /** Files shared with the message (files.ts reads the fields it needs). */
+  files: slackFiles,
 });
 export type SlackMessageEvent = z.infer<typeof messageEvent>;
 
@@ -102,6 +105,8 @@ export function normalizeMessageEvent(raw: unknown, ctx: SlackContext, eventId?:
     isDirect,
     text: tooLong ? '' : slackToPlain(rawText, ctx.botUserId),
   };
+  const attachments = tooLong ? [] : attachmentsOf(e.files);
+  if (attachments.length) message.attachments = attachments;
   if (tooLong) return { kind: 'too_long', chars: rawText.length, message, dedupKeys, mentionsBot };
   return {
     kind: 'handle',

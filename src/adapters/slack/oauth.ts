@@ -23,6 +23,7 @@ export const SLACK_BOT_SCOPES = [
   'im:history',
   'chat:write',
   'commands',
+  'files:read',
   'files:write',
   'users:read',
 ] as const;

@@ -1,7 +1,9 @@
 import type { IncomingMessage } from '../../contract/turn.js';
 import { untilAborted, type Delivery } from '../../inbox/index.js';
+import { heldForRetry } from '../retry-turn.js';
 import type { HandlerDeps, SlackWork } from './handler-deps.js';
 import type { SlackAudience } from './inert.js';
+import { slackFileFetcher } from './files.js';
 import { findMarker, formatMarker, parseMarkers } from './replay-marker.js';
 import { postsOfEarlierRun } from './thread-poster.js';
 import { TurnWriter, type ThreadTarget } from './turn-writer.js';
@@ -29,6 +31,8 @@ export async function runTurn(
   const started = performance.now();
   // Every Slack turn passes here: the user's role for the limits comes from Slack, not from the event.
   message = { ...message, role: await deps.roles.of(target.client, message.workspaceId, message.userId) };
+  // Its files are fetched in the turn with this workspace's bot token, from Slack's file host only.
+  if (message.attachments?.length) message.attachmentFetcher = slackFileFetcher(target.client.token, deps.slackApiUrl);
   const recorded = markers.filter((m) => m.kind !== 'root' && m.kind !== 'delivered').map(formatMarker);
   const tagged = { ...target, turnId: d.entry.id };
   // A replay whose dead run posted (or started a stream) but died before recording the ts: find
@@ -47,11 +51,14 @@ export async function runTurn(
     recorded,
     record: d.record,
   });
-  const result = await writer.deliver(untilAborted(deps.agent.handle(message, d.signal), d.signal));
+  const turn = heldForRetry(d, (signal, options) => deps.agent.handle(message, signal, options));
+  const result = await writer.deliver(untilAborted(turn.events, turn.signal));
   if (d.signal.aborted) {
     deps.log.info({ platform: 'slack', messageId: message.messageId }, 'slack turn handed back at shutdown');
     return;
   }
+  // Redis or Postgres away before anything was shown: the inbox runs it again later.
+  turn.rethrow();
   await d
     .record(formatMarker({ kind: 'delivered' }))
     .catch((err: unknown) => deps.log.warn({ err }, 'could not record a delivered Slack turn'));

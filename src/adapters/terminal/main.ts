@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     { filesDir: '.data/files', workspaceId, style: tty ? TTY_STYLE : PLAIN_STYLE },
   );
   console.log(
-    `Switchboard console (tenant ${tenant.slug ?? tenant.name}, ${sb.data.kind} data, model ${config.OPENAI_MODEL}). Ctrl-D to quit.` +
+    `Switchboard console (tenant ${tenant.slug ?? tenant.name}, ${sb.data.kind} data, model ${config.OPENAI_MODEL}). \`/attach <path>\` sends a file with your next message; Ctrl-D to quit.` +
       (tty ? ` Warnings are logged to ${LOG_FILE}.` : ''),
   );
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import type { Agent } from '../../agent/agent.js';
-import type { IncomingMessage } from '../../contract/turn.js';
+import type { IncomingAttachment, IncomingMessage } from '../../contract/turn.js';
 import type { Button, Reply } from '../../reply/model.js';
 import { renderPlainText, replyButtons } from '../../reply/plain-text.js';
 import { parseTypedCommand } from '../typed-command.js';
@@ -33,12 +33,40 @@ export function createTerminalSession(
   const style = opts.style ?? PLAIN_STYLE;
   const { dim } = style;
   let buttons: Button[] = [];
+  /** The calls the last reply waits on (issue 43): `y` approves them, `n` denies the first. */
+  let waiting: string[] = [];
+  /** Files named by `/attach <path>`: they go with the next message. */
+  let attached: IncomingAttachment[] = [];
+
+  /** `/attach <path>`: the file goes with the next message (read in the turn, like a chat's file). */
+  async function attach(raw: string): Promise<void> {
+    const path = resolve(raw.trim().replace(/^(["'])(.*)\1$/, '$2'));
+    const found = await stat(path).catch(() => undefined);
+    if (!found?.isFile()) {
+      out.write(`No file at ${path}.\n`);
+      return;
+    }
+    attached.push({
+      name: basename(path),
+      mediaType: 'application/octet-stream',
+      size: found.size,
+      source: { kind: 'path', path },
+    });
+    out.write(dim(`📎 ${basename(path)} goes with your next message.\n`));
+  }
 
   async function send(line: string): Promise<void> {
     const input = line.trim();
     if (!input) return;
+    const attaching = /^\/attach\s+(.+)$/s.exec(input);
+    if (attaching) return attach(attaching[1]!);
     const picked = /^:(\d+)$/.exec(input);
-    const button = picked ? buttons[Number(picked[1]) - 1] : undefined;
+    const yesNo = waiting.length ? /^(y|yes|n|no)$/i.exec(input) : null;
+    const button = yesNo
+      ? approvalButton(yesNo[1]!.toLowerCase().startsWith('y'))
+      : picked
+        ? buttons[Number(picked[1]) - 1]
+        : undefined;
     if (picked && !button) {
       out.write(`No button ${picked[1]} on the last reply.\n`);
       return;
@@ -54,7 +82,9 @@ export function createTerminalSession(
       isDirect: true,
       text: button ? '' : input,
       ...(button ? { action: { id: button.actionId, value: button.value } } : {}),
+      ...(!button && attached.length ? { attachments: attached } : {}),
     };
+    if (!button) attached = [];
     const command = button ? undefined : parseTypedCommand(input);
     if (command) message.command = command;
     let streamed = '';
@@ -70,6 +100,7 @@ export function createTerminalSession(
       write(lines.flush());
       if (!atLineStart) write('\n');
     };
+    if (!yesNo) waiting = []; // a new turn: only its own approval event asks again
     for await (const event of agent.handle(message)) {
       switch (event.type) {
         case 'status':
@@ -97,17 +128,29 @@ export function createTerminalSession(
           write(lines.flush());
           write(`${await renderReply(event.reply, streamed)}\n`);
           buttons = replyButtons(event.reply);
-          if (buttons.length) write(dim('(type :N to press button N)\n'));
+          if (waiting.length) write(dim(`Approve? (y/n)\n`));
+          else if (buttons.length) write(dim('(type :N to press button N)\n'));
           break;
         case 'error':
           endLine();
           write(`⚠️  ${event.message}\n`);
+          break;
+        case 'approval_required':
+          waiting = event.approvals.map((a) => a.id);
           break;
         default:
           break;
       }
     }
     endLine();
+  }
+
+  /** `y`: approve the waiting call (all of them when several); `n`: deny the first. */
+  function approvalButton(yes: boolean): Button {
+    const [first = ''] = waiting;
+    const all = yes && waiting.length > 1;
+    waiting = yes ? [] : waiting.slice(1);
+    return { actionId: yes ? (all ? 'approval.all' : 'approval.approve') : 'approval.deny', label: '', value: first };
   }
 
   async function renderReply(reply: Reply, streamed: string): Promise<string> {

@@ -4,10 +4,12 @@ import { fenceToolOutput, TOOL_FENCE_NOTE } from '../security/fence.js';
 import type { RateLimits } from '../security/rate-limits.js';
 import type { OfferedTool, ToolRegistry } from './registry.js';
 import type { OfferContext, ToolContext } from '../contract/tool.js';
-import type { ChatMessage, Completion, LlmClient } from '../contract/llm.js';
+import { ANSWERED_BY, type ChatMessage, type Completion, type LlmClient, type ModelEndpoint } from '../contract/llm.js';
 import { runToolCall, type ToolRun } from './run-tool.js';
 import { tracedToolCall, type ToolOutcome } from '../telemetry/genai.js';
-import type { LoopResult } from '../contract/extension.js';
+import type { LoopResult, PendingCall } from '../contract/extension.js';
+import { approvalSettings, gateCall } from '../contract/approvals.js';
+import { parseArguments } from './registry.js';
 import type { ToolCallRecord, TurnEvent, Usage } from '../contract/turn.js';
 
 export interface LoopLimits {
@@ -36,6 +38,13 @@ export interface LoopInput {
   only?: readonly string[];
   /** A mode that must end with a terminal tool: the model is nudged once if it answers in text. */
   requireTerminal?: { nudge: string };
+  /** The tenant's own model fallbacks (its settings), in place of MODEL_FALLBACKS. */
+  fallbacks?: readonly ModelEndpoint[];
+  /**
+   * Whether a call that needs a person's OK can wait for one (issue 43: the agent can record it):
+   * the loop then ends with `approval` and the calls as `pending`. Without it such a call is refused.
+   */
+  canPause?: boolean;
 }
 
 const FINAL_NOTE =
@@ -56,6 +65,30 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   let reasoningShown = 0;
   // The tools offered on the latest step: calls are validated against what was offered.
   let lastToolbox = new Map<string, OfferedTool>();
+  // Other people's words reached the model (thread context, files, a flagged message, or a tool that taints).
+  let tainted = input.ctx.tainted === true;
+  const approvals = approvalSettings(input.ctx.tenant.settings);
+  /** The calls of a step that wait for a person: valid arguments, a gate that says approve. */
+  const waiting = (calls: Completion['toolCalls']): Map<string, PendingCall> => {
+    const out = new Map<string, PendingCall>();
+    for (const call of calls.slice(0, Math.max(0, limits.maxToolCalls - toolCalls.length))) {
+      const entry = lastToolbox.get(call.name);
+      if (!entry) continue;
+      const gate = gateCall(entry.tool, { role: input.ctx.message.role, tainted }, approvals);
+      const parsed = gate.gate === 'approve' ? parseArguments(call.arguments, entry.schema) : undefined;
+      if (parsed?.ok)
+        out.set(call.id, {
+          callId: call.id,
+          tool: call.name,
+          title: entry.tool.title,
+          arguments: parsed.value,
+          reason: gate.reason,
+        });
+    }
+    return out;
+  };
+  /** The model that answered the latest step (the chain may have failed over to another). */
+  let answeredModel: string | undefined;
 
   const ask = async (step: number, offerTools: boolean, extraSystem?: string): Promise<Completion> => {
     const offerCtx: OfferContext = input.ctx;
@@ -79,8 +112,10 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
         reasoningShown = step;
         emit({ type: 'reasoning_status', text: 'Reasoning…' });
       },
+      ...(input.fallbacks ? { fallbacks: input.fallbacks } : {}),
     });
     addUsage(usage, completion.usage);
+    answeredModel = completion.answeredBy?.model ?? answeredModel;
     log.debug(
       {
         step,
@@ -114,6 +149,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     added: messages.slice(firstAdded).map(withoutReasoning),
     ended,
     terminal,
+    ...(answeredModel ? { model: answeredModel } : {}),
   });
 
   for (let step = 1; step <= limits.maxSteps; step++) {
@@ -130,11 +166,13 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     }
 
     messages.push(toolCallMessage(completion));
+    const pending = waiting(completion.toolCalls);
     const budget = Math.max(0, limits.maxToolCalls - toolCalls.length);
     // A tool's own events (web_search, image_complete…) follow its tool_result, as the SSE contract says.
     const toolEvents = completion.toolCalls.map((): TurnEvent[] => []);
     const runs = await Promise.all(
-      completion.toolCalls.map(async (call, i): Promise<ToolRun> => {
+      completion.toolCalls.map(async (call, i): Promise<ToolRun | undefined> => {
+        if (input.canPause && pending.has(call.id)) return undefined; // not started: it waits for a person
         const title = lastToolbox.get(call.name)?.tool.title ?? call.name;
         emit({ type: 'tool_call_start', callId: call.id, tool: call.name, title });
         if (i >= budget) {
@@ -160,6 +198,15 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
               error: refusal,
             };
         }
+        if (pending.has(call.id) && !input.canPause)
+          return {
+            ok: false,
+            args: call.arguments,
+            kind: 'failed',
+            latencyMs: 0,
+            code: { code: 'tool_disabled' },
+            error: `${call.name} needs a person's approval, which cannot be asked for here. Do not call it again; tell the user it could not be done.`,
+          };
         const own = toolEvents[i] as TurnEvent[];
         // Progress (`*_delta`: text as it is written) goes out live; a tool's result events follow its tool_result.
         const toolEmit = (e: Extract<TurnEvent, { type: 'tool_event' }>) =>
@@ -182,7 +229,8 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
 
     let terminal: { tool: string; args: Record<string, unknown>; text: string } | undefined;
     completion.toolCalls.forEach((call, i) => {
-      const run = runs[i] as ToolRun;
+      const run = runs[i];
+      if (!run) return; // waits for a person: answered when the turn resumes
       const summary = run.ok ? (run.output.summary ?? firstLine(run.output.content)) : run.error;
       emit({ type: 'tool_result', callId: call.id, tool: call.name, ok: run.ok, summary });
       toolEvents[i]?.forEach(emit);
@@ -211,10 +259,17 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       addUsage(usage, run.output.usage);
       if (run.output.blocks) blocksByKey.set(run.output.blocksKey ?? call.name, run.output.blocks);
       Object.assign(data, run.output.data);
+      if (lastToolbox.get(call.name)?.tool.taints) tainted = true;
       if (lastToolbox.get(call.name)?.tool.terminal && !terminal) {
         terminal = { tool: call.name, args: run.args, text: run.output.text ?? run.output.content };
       }
     });
+    if (input.canPause && pending.size > 0) {
+      // The turn pauses: the history ends with this step's results so far; the decisions add the rest.
+      const paused = result('', 'approval');
+      paused.pending = [...pending.values()];
+      return paused;
+    }
     if (terminal) {
       messages.push({ role: 'assistant', content: terminal.text });
       return result(terminal.text, 'terminal', { tool: terminal.tool, args: terminal.args });
@@ -247,6 +302,8 @@ function toolCallMessage(completion: Completion): ChatMessage {
     })),
     ...(completion.reasoning?.field === 'reasoning_content' ? { reasoning_content: completion.reasoning.text } : {}),
   };
+  // Which endpoint wrote it (never sent: not enumerable): its own fields go back to it alone.
+  if (completion.answeredBy) Object.defineProperty(message, ANSWERED_BY, { value: completion.answeredBy });
   return message;
 }
 

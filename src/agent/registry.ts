@@ -3,6 +3,7 @@ import type { ToolSpec } from '../contract/llm.js';
 import { type Dialect, stripNulls, toolParameters } from './json-schema.js';
 import type { AnyTool, OfferContext, Toolsets } from '../contract/tool.js';
 import { truncate } from '../reply/text.js';
+import { approvalSettings, gateCall } from '../contract/approvals.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -60,6 +61,16 @@ export function createToolRegistry(
   const noFamilies: ReadonlySet<string> = new Set();
   /** Tools whose family is off for this tenant are out: one cached lookup per step. */
   const allowed = async (ctx: OfferContext): Promise<(tool: AnyTool) => boolean> => {
+    const on = await familiesOn(ctx);
+    // A tool whose approval policy is `off` for this tenant is never offered (issue 43).
+    const settings = approvalSettings(ctx.tenant.settings);
+    if (!settings.policy) return on;
+    return (tool) => on(tool) && !policyOff(tool, settings);
+  };
+  const policyOff = (tool: AnyTool, settings: ReturnType<typeof approvalSettings>) =>
+    // The role only moves a default between auto and approve; `off` is always the tenant's own word.
+    gateCall(tool, { role: 'member' }, settings).gate === 'off';
+  const familiesOn = async (ctx: OfferContext): Promise<(tool: AnyTool) => boolean> => {
     if (!opts.toolsets || !tools.some((t) => t.family)) return () => true;
     const enabled = await opts.toolsets.enabled(ctx).catch((err: unknown) => {
       // A failed lookup must not open every family: only tools without a family stay on.
@@ -102,6 +113,13 @@ export function createToolRegistry(
     async refusal(ctx, name) {
       const tool = byName.get(name);
       if (!tool || (await allowed(ctx))(tool)) return undefined;
+      if (policyOff(tool, approvalSettings(ctx.tenant.settings))) {
+        ctx.log.warn(
+          { tool: name, tenant: ctx.tenant.slug ?? ctx.tenant.id },
+          'model called a tool this tenant turned off; refused',
+        );
+        return `${name} is turned off in this workspace. Do not call it again; answer without it.`;
+      }
       ctx.log.warn(
         { tool: name, family: tool.family, tenant: ctx.tenant.slug ?? ctx.tenant.id },
         'model called a tool whose family is off for this tenant; refused',

@@ -34,15 +34,25 @@ import {
   installationListRow,
   installationSecretRow,
   savedInstallationRow,
+  tenantApprovalsListRow,
+  tenantApprovalsRow,
   tenantDataFamilyRow,
   tenantListRow,
   tenantRow,
   tenantToolsListRow,
   tenantToolsRow,
+  tenantThreadContextRow,
   workspaceDecisionRow,
   workspaceRequestRow,
 } from './rows/tenants.js';
 import { importCommitRow, schemaInfoRow } from './rows/database.js';
+import {
+  approvalCountRow,
+  approvalCreatedRow,
+  approvalDecidedRow,
+  approvalRow,
+  approvalStepRow,
+} from './rows/approvals.js';
 import { text, uuid } from './rows/fields.js';
 
 /**
@@ -61,6 +71,7 @@ export * from './rows/business.js';
 export * from './rows/usage.js';
 export * from './rows/tenants.js';
 export * from './rows/database.js';
+export * from './rows/approvals.js';
 
 /** The row schema of every catalogued function (tests check each against real output). */
 export const ROW_SCHEMAS = {
@@ -99,7 +110,17 @@ export const ROW_SCHEMAS = {
   list_tenants: tenantListRow,
   tenant_data_families: tenantDataFamilyRow,
   set_tenant_tools: tenantToolsRow,
+  set_tenant_thread_context: tenantThreadContextRow,
+  list_tenant_thread_context: tenantThreadContextRow,
   list_tenant_tools: tenantToolsListRow,
+  set_tenant_approvals: tenantApprovalsRow,
+  list_tenant_approvals: tenantApprovalsListRow,
+  approval_create: approvalCreatedRow,
+  approval_decide: approvalDecidedRow,
+  approval_get: approvalRow,
+  approval_step: approvalStepRow,
+  approval_counts: approvalCountRow,
+  approval_set_message: z.object({ updated: z.number().int() }),
   schema_info: schemaInfoRow,
   record_turn_usage: z.object({ id: z.coerce.number().int() }),
   record_turn_usages: z.object({ id: z.coerce.number().int() }),

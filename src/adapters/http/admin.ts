@@ -6,6 +6,7 @@ import { isAdminPort } from '../../data/rpc-port.js';
 import { adminBusinessRow, adminFaqRow, adminPolicyRow, deletedRow } from '../../data/rows.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { mountTenantAdmin } from './admin-tenants.js';
+import { mountThreadContextAdmin } from './admin-thread-context.js';
 import { jsonBodiesOnly } from './json-body.js';
 import type { WrongTokens } from '../../security/wrong-tokens.js';
 import { clientAddress } from './access.js';
@@ -115,6 +116,7 @@ export function mountAdmin(
   if (!isAdminPort(data)) return;
   const port = data;
   mountTenantAdmin(app, base, port, log);
+  mountThreadContextAdmin(app, base, port, log);
 
   /** The business in the path, or a response saying why not. */
   async function business(c: Context): Promise<{ id: string } | Response> {

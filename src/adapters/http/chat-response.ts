@@ -17,6 +17,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   turn_timeout: 504,
   budget_exhausted: 429,
   rate_limited: 429,
+  unavailable: 503,
   internal: 500,
 };
 
@@ -59,7 +60,28 @@ export async function jsonTurn(
     log.warn({ code: collected.error.code, threadId }, 'chat request failed');
     const { resetAt } = collected.error;
     if (resetAt) c.header('Retry-After', String(Math.max(1, Math.ceil((Date.parse(resetAt) - Date.now()) / 1000))));
+    // Redis or Postgres away: worth another try soon.
+    else if (collected.error.code === 'unavailable') c.header('Retry-After', '5');
     return c.json({ error: collected.error }, STATUS[collected.error.code]);
+  }
+  if (collected.approval) {
+    // The turn waits for a person (issue 43): decided by POST /api/approvals/{id}, whose answer is the turn's.
+    const [first] = collected.approval.approvals;
+    const approval = first && {
+      id: first.id,
+      tool: first.tool,
+      arguments: first.arguments,
+      expiresAt: collected.approval.expiresAt,
+    };
+    return c.json(
+      {
+        threadId,
+        response: collected.text,
+        approval,
+        approvals: collected.approval.approvals.map((a) => ({ ...a, expiresAt: collected.approval?.expiresAt })),
+      },
+      202,
+    );
   }
   return c.json({
     threadId,
@@ -88,6 +110,8 @@ export interface CollectedTurn {
   /** `prompt_injection` when the message was flagged. */
   flags: TurnFlag[];
   error?: { code: ErrorCode; message: string } & RefusalDetails;
+  /** The turn paused for a person's OK (issue 43). */
+  approval?: Extract<TurnEvent, { type: 'approval_required' }>;
 }
 
 export async function collectTurn(events: AsyncIterable<TurnEvent>): Promise<CollectedTurn> {
@@ -108,6 +132,8 @@ export async function collectTurn(events: AsyncIterable<TurnEvent>): Promise<Col
       out.toolCalls = e.toolCalls;
       out.data = e.data;
       out.flags = e.flags ?? [];
+    } else if (e.type === 'approval_required') {
+      out.approval = e;
     } else if (e.type === 'error') {
       const { type: _type, notify: _notify, ...error } = e;
       out.error = error;

@@ -19,6 +19,8 @@ export interface ThreadTarget {
   status: boolean;
   /** Tells the asker privately when the thread cannot be written to (slash commands, buttons). */
   respond?: (text: string) => Promise<unknown>;
+  /** Replaces the clicked message (a button's response_url): an approval message once decided (issue 43). */
+  replaceClicked?: (body: object) => Promise<unknown>;
   /**
    * The inbox entry this turn answers: every message it posts carries it as Slack message
    * metadata, so a replay finds what a run that died before recording it posted.

@@ -147,10 +147,23 @@ export class TurnWriter {
       case 'reply':
         this.clearTimer();
         return this.enqueue(() => this.finish(event.reply));
+      case 'approval_decided': {
+        // The approval message says who decided and when; its buttons go (issue 43).
+        const replace = this.target.replaceClicked;
+        if (!replace) return;
+        const verb = { approved: '✅ Approved', denied: '🚫 Denied', expired: '⌛ Expired' }[event.outcome];
+        const text = `${verb}${event.outcome === 'expired' ? '' : ` by <@${event.by}>`} at ${event.at.slice(11, 16)} UTC.`;
+        return this.enqueue(async () => void (await replace({ text, blocks: [] })));
+      }
       case 'error':
         this.clearTimer();
         // A flood's later refusals are not posted: the user already has the first notice.
         if (event.notify === false && this.mode === 'idle') return;
+        // Said to the clicker alone (a stranger's approval click), when nothing is in the thread yet.
+        if (event.private && this.mode === 'idle' && this.target.respond) {
+          const respond = this.target.respond;
+          return this.enqueue(async () => void (await respond(event.message)));
+        }
         return this.enqueue(() => this.finishWithError(event.message));
       default:
         return;

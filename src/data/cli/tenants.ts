@@ -10,6 +10,8 @@
  *   token list [tenant]                       tokens: id, tenant, prefix, label, created, last used, revoked (no secrets)
  *   list                                      tenants and their tool families
  *   tools <tenant> <families|auto|none>       set a tenant's tool families (comma list), or back to automatic
+ *   thread-context <tenant> <on|off|default>  whether the bot reads the thread before a mention for this tenant
+ *   approvals <tenant> [--policy …] [--taint on|off] [--approvers …]   show or change who approves which tools (issue 43)
  */
 import { fileURLToPath } from 'node:url';
 import { openDataPort } from '../index.js';
@@ -19,6 +21,7 @@ import { createApiToken, listApiTokens, revokeApiToken } from '../api-tokens.js'
 import {
   installationListRow,
   tenantToolsListRow,
+  tenantThreadContextRow,
   tenantToolsRow,
   workspaceDecisionRow,
   workspaceRequestRow,
@@ -27,6 +30,7 @@ import { parseFamilies, TOOL_FAMILIES } from '../../contract/toolsets.js';
 import { cliSetup, describeTarget, fail } from './common.js';
 import { HELP_OPTION, readArgs } from '../../cli/args.js';
 import { cliCommand } from '../cli-command.js';
+import { APPROVALS_OPTIONS, APPROVALS_USAGE, approvalsCommand } from './tenant-approvals.js';
 
 export const TENANTS_USAGE = `Usage: ${[
   'pending',
@@ -38,6 +42,8 @@ export const TENANTS_USAGE = `Usage: ${[
   'token list [tenant]',
   'list',
   `tools <tenant> <${TOOL_FAMILIES.join(',')}|auto|none>`,
+  'thread-context <tenant> <on|off|default>',
+  APPROVALS_USAGE,
 ]
   .map((command) => cliCommand('tenants', command))
   .join('\n       ')}`;
@@ -46,7 +52,7 @@ export const TENANTS_USAGE = `Usage: ${[
 export function readTenantsArgs(argv: string[]) {
   return readArgs(
     argv,
-    { ...HELP_OPTION, tenant: { type: 'string' }, label: { type: 'string' } },
+    { ...HELP_OPTION, tenant: { type: 'string' }, label: { type: 'string' }, ...APPROVALS_OPTIONS },
     { positionals: true },
   );
 }
@@ -212,6 +218,37 @@ export async function tenantsCommand(
       );
       out('Running bots see the change within 10 seconds.');
       return 0;
+    }
+    case 'thread-context': {
+      const [, slug, value] = positional;
+      const on = value === 'on' ? true : value === 'off' ? false : value === 'default' ? null : undefined;
+      if (!slug || on === undefined) {
+        out(TENANTS_USAGE);
+        return 2;
+      }
+      const [row] = await port.admin('set_tenant_thread_context', { tenant: slug, on }, tenantThreadContextRow);
+      out(
+        row?.thread_context === false
+          ? `Tenant ${slug}: the bot no longer reads the thread before a mention.`
+          : row?.thread_context === true
+            ? `Tenant ${slug}: the bot reads the thread before a mention (unless THREAD_CONTEXT=off).`
+            : `Tenant ${slug}: the deployment's THREAD_CONTEXT decides whether the bot reads the thread before a mention.`,
+      );
+      out('Running bots see the change within 10 seconds.');
+      return 0;
+    }
+    case 'approvals': {
+      const [, slug, action] = positional;
+      const { policy, taint, approvers } = options;
+      const code = await approvalsCommand(
+        port,
+        slug,
+        action,
+        { policy, taint, approvers, 'slack-group': options['slack-group'], 'discord-role': options['discord-role'] },
+        out,
+      );
+      if (code === 2) out(TENANTS_USAGE);
+      return code;
     }
     default:
       out(TENANTS_USAGE);

@@ -16,11 +16,19 @@ export const tenantRow = z.object({
 export const tenantListRow = z.object({ id: uuid, slug: text, name: text, is_default: z.boolean() });
 export const tenantDataFamilyRow = z.object({ family: text });
 export const tenantToolsRow = z.object({ slug: text, tools: z.array(text).nullable() });
+export const tenantThreadContextRow = z.object({ slug: text, thread_context: z.boolean().nullable() });
 export const tenantToolsListRow = z.object({
   slug: text,
   name: text,
   is_default: z.boolean(),
   tools: z.array(text).nullable(),
+});
+export const tenantApprovalsRow = z.object({ slug: text, approvals: z.record(z.string(), z.unknown()).nullable() });
+export const tenantApprovalsListRow = z.object({
+  slug: text,
+  name: text,
+  is_default: z.boolean(),
+  approvals: z.record(z.string(), z.unknown()).nullable(),
 });
 
 export const savedInstallationRow = z.object({

@@ -37,7 +37,19 @@ export const turnListRow = z.object({
   outcome: z.enum(['answered', 'refused', 'failed']),
   error_code: text.nullable(),
   flags: z.array(text),
-  tools: z.array(z.object({ tool: text, ok: z.boolean() })),
+  tools: z.array(
+    z.object({
+      tool: text,
+      ok: z.boolean(),
+      approval: z
+        .object({
+          outcome: z.enum(['approved', 'denied', 'expired']),
+          approverHash: z.string().optional(),
+          waitMs: z.number(),
+        })
+        .optional(),
+    }),
+  ),
   duration_ms: z.number().int(),
   model: text.nullable(),
   prompt_tokens: z.number().int(),

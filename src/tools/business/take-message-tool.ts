@@ -13,6 +13,8 @@ export function createTakeMessageTool(env: BusinessEnv) {
   return defineTool({
     name: 'take_message',
     title: 'Taking a message',
+    // Writes a message the business's staff will read and act on.
+    effect: 'write',
     description:
       'Leave a message for the business’s staff when you could not answer (a lookup failed or the information is not on file). ' +
       'Ask for the name, a phone number or email to reach them, and the message first; never invent them.',

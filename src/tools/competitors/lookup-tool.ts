@@ -43,6 +43,8 @@ export function createLookupCompetitorTool({ directory, timeoutMs }: LookupToolO
   return defineTool({
     name: LOOKUP_COMPETITOR,
     title: 'Looking up a competitor',
+    // Competitors' profiles are their own words (issue 43): they taint the turn.
+    taints: true,
     // Sent on every step while offered: short on purpose (bench/tokens/competitors.ts).
     description: 'Load a mentioned competitor’s background before answering.',
     input,

@@ -44,6 +44,8 @@ export function createImageTools(
   const tool = defineTool({
     name: 'generate_image',
     title: 'Generating an image',
+    // Each image is billed by the image model's provider.
+    effect: 'spend',
     description: 'Generate an image from a description. It is attached to the conversation: do not link or embed it.',
     input,
     timeoutMs: IMAGE_TOOL_TIMEOUT_MS,

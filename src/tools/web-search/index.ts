@@ -64,6 +64,8 @@ export function createWebSearchTools(
   const tool = defineTool({
     name: 'web_search',
     title: 'Searching the web',
+    // Pages are written by anyone: a write or spend after them waits for a person (issue 43).
+    taints: true,
     description: 'Search the web for current information (news, releases, docs) outside our data. Cite results as [n].',
     input,
     // The rewrite and the search each have their own limit; the tool's covers both.

@@ -14,7 +14,7 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { APIMessage, APIUser } from 'discord.js';
+import { MessageType, type APIMessage, type APIUser } from 'discord.js';
 import { attachGateway, type FakeGateway } from './gateway.js';
 import { buttonInteraction, chatInputInteraction, snowflake } from './payloads.js';
 import { createRestHandler, type RecordedCall } from './rest.js';
@@ -63,7 +63,16 @@ export interface FakeDiscord {
     author?: APIUser;
     mention?: boolean;
     mentionRole?: boolean;
+    /** A reply to this message (`message_reference`), in the same channel. */
+    replyTo?: string;
+    /** False: the message is only there to be read later (history), no MESSAGE_CREATE. */
+    dispatch?: boolean;
+    attachments?: { filename: string; content_type?: string }[];
   }): APIMessage;
+  /** The next read of channel messages fails (status, Discord's error code, its message). */
+  failNextRead(status: number, code: number, message: string): void;
+  /** The next read of channel messages is answered after `ms`. */
+  delayNextRead(ms: number): void;
   /** A person writes to the bot in a DM. */
   dm(content: string, author?: APIUser): APIMessage;
   /** A person runs a slash command in a channel (default #general) or, with `dm: true`, in a DM. */
@@ -169,6 +178,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       channel,
       guildId: world.guildOf(channel.id),
       user: author,
+      roles: author.id === world.people.alice.id ? [world.memberRoleId] : [],
       message: structuredClone(target),
       customId,
     });
@@ -192,16 +202,48 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       DISCORD_APPLICATION_ID: world.applicationId,
       DISCORD_API_URL: `http://127.0.0.1:${port}/api`,
     }),
-    say({ content, channelId = world.general.id, author = world.people.alice, mention = false, mentionRole = false }) {
+    say({
+      content,
+      channelId = world.general.id,
+      author = world.people.alice,
+      mention = false,
+      mentionRole = false,
+      replyTo,
+      dispatch,
+      attachments,
+    }) {
       const prefix = mention ? `<@${world.bot.id}> ` : mentionRole ? `<@&${world.botRoleId}> ` : '';
-      return world.createMessage({
-        channelId,
-        author,
-        content: `${prefix}${content}`,
-        mentions: mention ? [world.bot] : [],
-        mentionRoles: mentionRole ? [world.botRoleId] : [],
-      });
+      return world.createMessage(
+        {
+          channelId,
+          author,
+          content: `${prefix}${content}`,
+          mentions: mention ? [world.bot] : [],
+          mentionRoles: mentionRole ? [world.botRoleId] : [],
+          ...(replyTo
+            ? {
+                type: MessageType.Reply,
+                messageReference: { message_id: replyTo, channel_id: channelId, guild_id: world.guildOf(channelId) },
+              }
+            : {}),
+          ...(attachments
+            ? {
+                attachments: attachments.map((a) => ({
+                  id: snowflake(),
+                  filename: a.filename,
+                  size: 10,
+                  url: `https://cdn.discordapp.com/attachments/${channelId}/${a.filename}`,
+                  proxy_url: `https://media.discordapp.net/attachments/${channelId}/${a.filename}`,
+                  ...(a.content_type ? { content_type: a.content_type } : {}),
+                })),
+              }
+            : {}),
+        },
+        dispatch === false ? { dispatch: false } : {},
+      );
     },
+    failNextRead: (status, code, message) => handle.failNextRead(status, code, message),
+    delayNextRead: (ms) => handle.delayNextRead(ms),
     dm(content, author = world.people.alice) {
       return world.createMessage({ channelId: world.dmChannelFor(author).id, author, content });
     },

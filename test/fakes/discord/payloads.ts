@@ -171,6 +171,8 @@ interface InteractionBase {
   channel: APIChannel;
   guildId?: string;
   user: APIUser;
+  /** The member's role ids in the guild (a button click carries them, as Discord's does). */
+  roles?: string[];
 }
 
 function interactionEnvelope(p: InteractionBase) {
@@ -183,7 +185,11 @@ function interactionEnvelope(p: InteractionBase) {
     channel: p.channel,
     channel_id: p.channel.id,
     ...(inGuild
-      ? { guild_id: p.guildId, member: { ...member(p.user), permissions: '2248473465835073' }, guild_locale: 'en-US' }
+      ? {
+          guild_id: p.guildId,
+          member: { ...member(p.user, undefined, p.roles ?? []), permissions: '2248473465835073' },
+          guild_locale: 'en-US',
+        }
       : { user: p.user }),
     app_permissions: '2248473465835073',
     locale: 'en-US',

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_ANCHOR } from '../../../src/data/demo/prng.js';
 import { importRows } from '../../../src/data/import/run.js';
 import type { AdminDataPort } from '../../../src/data/index.js';
-import { bookingRow } from '../../../src/data/rows.js';
+import { bookingRow, tenantApprovalsRow } from '../../../src/data/rows.js';
 import { createBusinessTools, TROUBLE_MESSAGE } from '../../../src/tools/business/index.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
 import {
@@ -160,6 +160,10 @@ function defineRouterTests(
     );
 
     it('takes a message for the tenant’s own business and confirms it', async () => {
+      // The call runs at once where the tenant's policy says auto (by default it waits for a
+      // person: test/adapters/approvals-http.test.ts).
+      const policy = { policy: { take_message: 'auto' } };
+      await port.admin('set_tenant_approvals', { tenant: CLINIC, approvals: policy }, tenantApprovalsRow);
       const t = await turn(
         [
           [
@@ -196,6 +200,7 @@ function defineRouterTests(
       // Made-up or empty details are refused before anything is stored.
       const bad = await turn([[{ name: 'take_message', arguments: { name: '', contact: 'x', message: 'hi' } }]]);
       expect(bad.toolCalls[0]).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
+      await port.admin('set_tenant_approvals', { tenant: CLINIC, approvals: null }, tenantApprovalsRow);
     });
 
     it('lists free times from working hours minus bookings, for a service’s duration', async () => {

@@ -15,6 +15,8 @@ import { startFakeOpenAI, TINY_PNG_BASE64, type FakeOpenAI } from '../../fakes/o
 import { collect, message, startHarness, type Harness } from '../../helpers/harness.js';
 import { geminiViolations, openAiStrictViolations } from '../../helpers/schema-rules.js';
 import { unfence } from '../../helpers/fence.js';
+import type { AdminDataPort } from '../../../src/data/index.js';
+import { tenantApprovalsRow } from '../../../src/data/rows.js';
 
 const PNG = Buffer.from(TINY_PNG_BASE64, 'base64');
 let llm: FakeOpenAI;
@@ -33,6 +35,13 @@ const configFor = (url: string, extra: Record<string, string> = {}) =>
 beforeAll(async () => {
   llm = await startFakeOpenAI();
   h = await startHarness({ llm, tools: createImageTools(configFor(llm.url)).tools });
+  // The HTTP tests below call as an anonymous loopback client, a guest: a guest's image waits for
+  // a person by default (issue 43, test/adapters/approvals-http.test.ts); here it runs at once.
+  await (h.sb.data as AdminDataPort).admin(
+    'set_tenant_approvals',
+    { tenant: 'default', approvals: { policy: { generate_image: 'auto' } } },
+    tenantApprovalsRow,
+  );
   server = await startHttpServer(createHttpApp({ agent: h.sb.agent, log: h.sb.log }), 0, '127.0.0.1');
 });
 afterAll(async () => {

@@ -23,7 +23,7 @@ export interface ConsoleDeps {
     | 'TOKEN_BUDGET_PER_TENANT_MONTHLY'
     | 'BUDGET_USD_PER_TENANT_MONTHLY'
   > &
-    Partial<Pick<Config, 'REDIS_REQUIRE_PERSISTENCE'>>;
+    Partial<Pick<Config, 'REDIS_REQUIRE_PERSISTENCE' | 'THREAD_CONTEXT'>>;
   /**
    * Wrong ADMIN_TOKENs per client address, one count with the admin API's (serve.ts passes the
    * process's, on Redis with REDIS_URL); without it, one of this console's own in memory.

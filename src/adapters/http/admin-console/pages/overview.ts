@@ -57,7 +57,16 @@ const perDay: Column<OverviewRow>[] = [
 ];
 
 /** GET /admin/overview: the period's totals, a row per tenant, and tokens and cost per day charted. */
-export function overviewPage(opts: { from: string; to: string; days: string[]; rows: OverviewRow[] }): Html {
+export function overviewPage(opts: {
+  from: string;
+  to: string;
+  days: string[];
+  rows: OverviewRow[];
+  /** Tool calls that waited for a person in the period, by state (issue 43). */
+  approvals?: { state: string; approvals: number }[];
+}): Html {
+  const approvalTotal = (opts.approvals ?? []).reduce((n, a) => n + a.approvals, 0);
+  const approvalWords = (opts.approvals ?? []).map((a) => `${a.approvals} ${a.state}`).join(', ');
   const { days, rows } = opts;
   const tenants = [...new Set(rows.map((r) => r.tenant))].sort();
   const totalTurns = sum(rows, (r) => r.turns);
@@ -73,7 +82,11 @@ export function overviewPage(opts: { from: string; to: string; days: string[]; r
     </form>
     <p class="headline">
       <strong data-total-turns="${totalTurns}">${plural(totalTurns, 'turn')}</strong> · ${int(sum(rows, tokens))} tokens
-      · ${usd(sum(rows, (r) => r.cost_usd))} ${muted(`(${opts.from} to ${opts.to}, UTC)`)}
+      · ${usd(sum(rows, (r) => r.cost_usd))} ·
+      <span data-approvals="${approvalTotal}">${plural(approvalTotal, 'approval')}</span>${
+        approvalWords ? ` (${approvalWords})` : ''
+      }
+      ${muted(`(${opts.from} to ${opts.to}, UTC)`)}
     </p>
     <h2>Per tenant</h2>
     ${table({

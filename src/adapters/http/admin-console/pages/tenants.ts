@@ -23,7 +23,18 @@ export interface Budgets {
   usdPerTenantMonthly?: number;
 }
 
-function tenantColumns(usage: Map<string, TenantUsage | null>, budgets: Budgets): Column<TenantRow>[] {
+/** The thread before a mention (issue 42): each tenant's setting (null: the deployment's), and the deployment's. */
+export interface ThreadContextSettings {
+  tenants: Map<string, boolean | null>;
+  deployment: 'on' | 'off';
+}
+
+function tenantColumns(
+  usage: Map<string, TenantUsage | null>,
+  budgets: Budgets,
+  approvals?: Map<string, string>,
+  threadContext?: ThreadContextSettings,
+): Column<TenantRow>[] {
   const of = (total: string | undefined) => (total ? html` ${muted(`of ${total}`)}` : '');
   return [
     {
@@ -41,6 +52,26 @@ function tenantColumns(usage: Map<string, TenantUsage | null>, budgets: Budgets)
             ? t.tools.join(', ')
             : muted('none'),
     },
+    ...(approvals
+      ? [
+          {
+            label: 'Approvals',
+            cell: (t: TenantRow) => approvals.get(t.slug) ?? muted('defaults'),
+          },
+        ]
+      : []),
+    ...(threadContext
+      ? [
+          {
+            label: 'Thread before a mention',
+            cell: (t: TenantRow) => {
+              const own = threadContext.tenants.get(t.slug);
+              if (threadContext.deployment === 'off') return muted('off (THREAD_CONTEXT=off)');
+              return own === false ? 'off' : own === true ? 'on' : muted('on (the default)');
+            },
+          },
+        ]
+      : []),
     {
       label: 'Tokens this month',
       num: true,
@@ -78,6 +109,9 @@ export function tenantsPage(opts: {
   budgets: Budgets;
   tokens: ApiToken[];
   requests: RequestRow[];
+  /** Each tenant's approval settings in words (issue 43), by slug. */
+  approvals?: Map<string, string>;
+  threadContext?: ThreadContextSettings;
   notice?: { text: string; error?: boolean };
   newToken?: { token: string; record: ApiToken };
 }): Html {
@@ -88,7 +122,17 @@ export function tenantsPage(opts: {
     <h2 id="pending">Pending Slack installs</h2>
     ${pendingInstalls({ csrf, requests: opts.requests, tenants: slugs })}
     <h2>Tenants</h2>
-    ${table({ columns: tenantColumns(opts.usage, budgets), rows: tenants })} ${budgetsLine(budgets)}
+    ${table({ columns: tenantColumns(opts.usage, budgets, opts.approvals, opts.threadContext), rows: tenants })}
+    ${budgetsLine(budgets)}
+    <p class="muted">
+      Approvals: write tools (take_message) wait for a person by default, spend tools (generate_image) for guests, and
+      every write or spend call of a turn that read other people's words. Change them with
+      <code>npm run tenants -- approvals &lt;tenant&gt;</code> or the admin API.
+    </p>
+    <p class="muted">
+      Thread before a mention: whether the bot reads the earlier messages of a thread it is mentioned in. Change it with
+      <code>npm run tenants -- thread-context &lt;tenant&gt; on|off|default</code> or the admin API.
+    </p>
     <h2>API tokens</h2>
     ${apiTokens({ csrf, tokens: opts.tokens, tenants: slugs })}`;
 }

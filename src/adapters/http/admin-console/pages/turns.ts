@@ -17,7 +17,7 @@ export interface TurnFilters {
 
 const PLATFORMS = ['slack', 'discord', 'http', 'console'];
 const OUTCOMES = ['answered', 'refused', 'failed'];
-const FLAGS = ['prompt_injection'];
+const FLAGS = ['prompt_injection', 'context_injection'];
 
 const columns: Column<TurnRow>[] = [
   { label: 'Time (UTC)', cell: (r) => utcSecond(r.created_at) },
@@ -45,7 +45,18 @@ const columns: Column<TurnRow>[] = [
   { label: 'Flags', cell: (r) => r.flags.map((f) => html`<span class="badge flag">${f}</span> `) },
   {
     label: 'Tools',
-    cell: (r) => r.tools.map((t) => html`<span class="${t.ok ? 'ok' : 'bad'}">${t.tool} ${t.ok ? '✓' : '✗'}</span> `),
+    cell: (r) =>
+      r.tools.map(
+        (t) =>
+          html`<span class="${t.ok ? 'ok' : 'bad'}">${t.tool} ${t.ok ? '✓' : '✗'}</span>${
+              t.approval
+                ? html` <span class="muted"
+                    >(${t.approval.outcome}${t.approval.approverHash ? ` by ${t.approval.approverHash.slice(0, 8)}` : ''}
+                    after ${Math.round(t.approval.waitMs / 1000)} s)</span
+                  >`
+                : ''
+            } `,
+      ),
   },
   { label: 'User', cell: (r) => html`<code title="keyed hash of the user">${r.user_hash.slice(0, 8)}</code>` },
 ];

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { tenantToolsListRow, turnListRow, turnOverviewRow } from '../../../../data/rows.js';
+import { tenantToolsListRow, turnListRow, turnOverviewRow, approvalCountRow } from '../../../../data/rows.js';
 import { checkReadiness } from '../../ops.js';
 import type { ConsoleContext } from '../context.js';
 import { healthPage } from '../pages/health.js';
@@ -27,14 +27,14 @@ export function mountPages(app: Hono, ctx: ConsoleContext, replicaName: string):
     '/admin/overview',
     guarded(ctx, 'overview', 'Overview', async (c, p) => {
       const { from, to } = period(c.req.query('from'), c.req.query('to'), now());
-      const rows = await p.admin(
-        'turn_overview',
-        { from: `${from}T00:00:00Z`, to: new Date(Date.parse(to) + DAY_MS).toISOString() },
-        turnOverviewRow,
-      );
+      const span = { from: `${from}T00:00:00Z`, to: new Date(Date.parse(to) + DAY_MS).toISOString() };
+      const [rows, approvals] = await Promise.all([
+        p.admin('turn_overview', span, turnOverviewRow),
+        p.admin('approval_counts', span, approvalCountRow),
+      ]);
       const days: string[] = [];
       for (let t = Date.parse(from); t <= Date.parse(to); t += DAY_MS) days.push(day(t));
-      return render(c, 'Overview', 'overview', overviewPage({ from, to, days, rows }));
+      return render(c, 'Overview', 'overview', overviewPage({ from, to, days, rows, approvals }));
     }),
   );
 

@@ -1,7 +1,13 @@
 import type { Context } from 'hono';
 import { listApiTokens, type createApiToken } from '../../../../data/api-tokens.js';
 import type { AdminDataPort } from '../../../../data/rpc-port.js';
-import { tenantToolsListRow, workspaceRequestRow } from '../../../../data/rows.js';
+import {
+  tenantApprovalsListRow,
+  tenantThreadContextRow,
+  tenantToolsListRow,
+  workspaceRequestRow,
+} from '../../../../data/rows.js';
+import { approvalSettings, describeApprovals } from '../../../../contract/approvals.js';
 import type { ConsoleContext } from '../context.js';
 import { tenantsPage } from '../pages/tenants.js';
 import { render, sessionOf, type PageStatus } from './respond.js';
@@ -27,11 +33,23 @@ export async function tenantsView(
   const at = ctx.now();
   const monthStart = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
   const monthEnd = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
-  const [tenants, tokens, requests] = await Promise.all([
+  const [tenants, tokens, requests, approvalRows] = await Promise.all([
     p.admin('list_tenant_tools', {}, tenantToolsListRow),
     listApiTokens(p),
     p.admin('list_workspace_requests', {}, workspaceRequestRow),
+    p.admin('list_tenant_approvals', {}, tenantApprovalsListRow),
   ]);
+  // The thread before a mention per tenant (issue 42): off, on, or the deployment's THREAD_CONTEXT.
+  const threadContext = new Map(
+    (await p.admin('list_tenant_thread_context', {}, tenantThreadContextRow)).map(
+      (t) => [t.slug, t.thread_context] as const,
+    ),
+  );
+  const approvals = new Map(
+    approvalRows.flatMap((t) =>
+      t.approvals ? [[t.slug, describeApprovals(approvalSettings({ approvals: t.approvals }))] as const] : [],
+    ),
+  );
   const usage = new Map(
     await Promise.all(
       tenants.map(async (t) => {
@@ -58,6 +76,8 @@ export async function tenantsView(
       },
       tokens,
       requests,
+      approvals,
+      threadContext: { tenants: threadContext, deployment: ctx.deps.config.THREAD_CONTEXT ?? 'on' },
       ...(notice ? { notice } : {}),
       ...(extra.newToken ? { newToken: extra.newToken } : {}),
     }),

@@ -1,0 +1,120 @@
+/**
+ * Issue 43 on Discord (the fake gateway and REST, PGlite): a `write` call posts an approval
+ * message with Approve / Deny components and runs nothing; bob's click (not the asker) changes
+ * nothing and is told "only … can approve this"; alice's Approve runs the call once and the
+ * answer follows; the clicked message's buttons are disabled.
+ */
+import { MessageFlags, type APIButtonComponentWithCustomId, type APIMessage } from 'discord.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createDiscordAdapter } from '../../../src/adapters/discord/index.js';
+import { defineTool } from '../../../src/contract/tool.js';
+import type { AdminDataPort } from '../../../src/data/index.js';
+import { tenantApprovalsRow } from '../../../src/data/rows.js';
+import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
+import { openPgliteTestPort } from '../../helpers/db.js';
+import { runAdapter, startHarness, type Harness } from '../../helpers/harness.js';
+
+const written: string[] = [];
+const noteTool = defineTool({
+  name: 'write_note',
+  title: 'Writing a note',
+  description: 'Writes a note somewhere outside the conversation.',
+  effect: 'write',
+  input: z.object({ text: z.string() }),
+  async run({ text }) {
+    written.push(text);
+    return { content: `Note written: ${text}` };
+  },
+});
+
+let discord: FakeDiscord;
+let data: AdminDataPort;
+let h: Harness;
+let stop: (() => Promise<void>) | undefined;
+beforeAll(async () => {
+  [discord, data] = await Promise.all([startFakeDiscord(), openPgliteTestPort({ seedDemo: false })]);
+  h = await startHarness({ tools: [noteTool], env: discord.env(), data });
+  stop = await runAdapter(h.sb, createDiscordAdapter(h.sb)!);
+});
+afterAll(async () => {
+  await stop?.();
+  await h?.close();
+  await data?.close();
+  await discord?.close();
+});
+beforeEach(() => {
+  written.length = 0;
+  h.llm.reset();
+});
+
+const buttonsOf = (m: APIMessage) =>
+  (m.components ?? []).flatMap((row) =>
+    'components' in row ? (row.components as unknown[]) : [],
+  ) as APIButtonComponentWithCustomId[];
+/** The messages an interaction's token produced, once final. */
+const messagesOf = (token: string, count = 1) =>
+  discord.waitFor(
+    () => {
+      const it = discord.world.interactions.get(token)!;
+      const mine = [...it.messageIds]
+        .map((id) => discord.world.messages.get(id))
+        .filter(
+          (m): m is APIMessage =>
+            m !== undefined && m.id !== (('message' in it.payload && it.payload.message.id) || ''),
+        );
+      return (
+        mine.length >= count &&
+        mine.every((m) => !/^-# [⏳✓✗]/m.test(m.content) && ((m.flags ?? 0) & MessageFlags.Loading) === 0) &&
+        mine
+      );
+    },
+    `the answer to interaction ${token.slice(0, 12)}`,
+  );
+
+describe('approvals on Discord', () => {
+  it('Approve/Deny components; a stranger changes nothing; the asker’s Approve runs the call once', async () => {
+    h.llm.script({ toolCalls: [{ name: 'write_note', arguments: { text: 'buy milk' } }] });
+    const ask = discord.command('ask', { question: 'note: buy milk' });
+    const [approval] = await messagesOf(ask.payload.token);
+    expect(approval!.content).toContain('I need an OK before I go on');
+    const approve = buttonsOf(approval!).find((b) => b.label === 'Approve')!;
+    expect(buttonsOf(approval!).map((b) => b.label)).toEqual(['Approve', 'Deny']);
+    expect(written).toEqual([]);
+
+    const stranger = discord.click(approval!.id, approve.custom_id, discord.world.people.bob);
+    const [refusal] = await messagesOf(stranger.payload.token);
+    expect(refusal!.content).toContain('can approve this');
+    expect(refusal!.flags! & MessageFlags.Ephemeral).toBe(MessageFlags.Ephemeral);
+    expect(written).toEqual([]);
+
+    h.llm.script({ text: 'Noted it.' });
+    const click = discord.click(approval!.id, approve.custom_id);
+    const [answer] = await messagesOf(click.payload.token);
+    expect(answer!.content).toBe('Noted it.');
+    expect(written).toEqual(['buy milk']);
+  });
+
+  it('a Discord role as approvers: its holder approves, the asker without it cannot', async () => {
+    await data.admin(
+      'set_tenant_approvals',
+      { tenant: 'default', approvals: { approvers: { discordRole: discord.world.memberRoleId } } },
+      tenantApprovalsRow,
+    );
+    h.llm.script({ toolCalls: [{ name: 'write_note', arguments: { text: 'from bob' } }] });
+    const ask = discord.command('ask', { question: 'note: from bob' }, { author: discord.world.people.bob });
+    const [approval] = await messagesOf(ask.payload.token);
+    const approve = buttonsOf(approval!).find((b) => b.label === 'Approve')!;
+    const own = discord.click(approval!.id, approve.custom_id, discord.world.people.bob);
+    const [refusal] = await messagesOf(own.payload.token);
+    expect(refusal!.content).toContain(
+      `Only holders of the Discord role ${discord.world.memberRoleId} can approve this.`,
+    );
+    expect(written).toEqual([]);
+    h.llm.script({ text: 'Noted it.' });
+    const click = discord.click(approval!.id, approve.custom_id, discord.world.people.alice);
+    await messagesOf(click.payload.token);
+    expect(written).toEqual(['from bob']);
+    await data.admin('set_tenant_approvals', { tenant: 'default', approvals: null }, tenantApprovalsRow);
+  });
+});

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from './error.js';
 import { int, optionalString, optionalUrl } from './fields.js';
+import { modelFallbacksSchema } from '../contract/model-chain.js';
 
 /** USD per 1M tokens; `cachedInput` defaults to `input`. */
 const modelPrice = z.strictObject({
@@ -31,6 +32,22 @@ const modelPrices = z
     }),
   );
 
+/** `MODEL_FALLBACKS`: [{"baseUrl", "model", "apiKeyEnv"}], the endpoints tried in order after the main one. */
+const modelFallbacks = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v === '') return [];
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(modelFallbacksSchema);
+
 /** The model the agent talks to, its embeddings, the injection classifier and what models cost. */
 export const modelSettings = z.object({
   OPENAI_API_KEY: optionalString,
@@ -52,6 +69,12 @@ export const modelSettings = z.object({
   GUARD_TIMEOUT_MS: int(300, 20, 10_000),
   /** Prices for models the bundled catalogue lacks or prices differently (self-hosted: 0). */
   MODEL_PRICES: modelPrices,
+  /** Further endpoints a chat call fails over to, in order (src/provider/model-chain.ts). */
+  MODEL_FALLBACKS: modelFallbacks,
+  /** An endpoint's breaker opens after this many failures within a minute… */
+  MODEL_BREAKER_FAILURES: int(5, 1, 1_000),
+  /** …and lets one call probe it again this long after opening. */
+  MODEL_BREAKER_COOLDOWN_MS: int(30_000, 100, 3_600_000),
 });
 type ModelSettings = z.infer<typeof modelSettings>;
 

@@ -34,7 +34,31 @@ export interface Completion {
   reasoning?: Reasoning;
   /** What the stream said about itself (for traces): the model that answered, the completion id, ms to its first chunk. */
   response?: { model?: string; id?: string; firstChunkMs?: number };
+  /** The endpoint of the chain that answered (MODEL_FALLBACKS): its model as configured and its label. */
+  answeredBy?: AnsweredBy;
 }
+
+/** One endpoint of a model chain (`MODEL_FALLBACKS`, a tenant's `settings.model_fallbacks`). */
+export interface ModelEndpoint {
+  /** The OpenAI-compatible API's base URL (usually ending in /v1). */
+  baseUrl: string;
+  model: string;
+  /** The environment variable holding its key; none for a local server. */
+  apiKeyEnv?: string;
+}
+
+/** Which endpoint answered a completion: `endpoint` is `model@host` (a metric label, never a key or path). */
+export interface AnsweredBy {
+  model: string;
+  endpoint: string;
+}
+
+/**
+ * Set (not enumerable, so never sent) on an assistant message the loop builds from a completion:
+ * which endpoint wrote it. Its provider's own fields (reasoning_content, a call's extra_content)
+ * are sent back only to that endpoint, never to another one the chain fails over to.
+ */
+export const ANSWERED_BY: unique symbol = Symbol('switchboard.answeredBy');
 
 export interface CompletionRequest {
   /** Another model on the same endpoint (e.g. REWRITE_MODEL); default the client's. */
@@ -52,6 +76,8 @@ export interface CompletionRequest {
   onText?: (delta: string) => void;
   /** Called as the model reasons (progress only: the reasoning is never shown). */
   onReasoning?: (delta: string) => void;
+  /** The tenant's own fallback endpoints, in place of MODEL_FALLBACKS (an empty list: none). */
+  fallbacks?: readonly ModelEndpoint[];
 }
 
 export interface LlmClient {

@@ -1,19 +1,17 @@
-import OpenAI, {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-  type ClientOptions,
-} from 'openai';
+import OpenAI, { type ClientOptions } from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { requireLlm, type Config } from '../config/index.js';
-import { scrubSecrets, type Logger } from '../telemetry/logger.js';
+import type { Logger } from '../telemetry/logger.js';
+import { redact, toLlmError } from './llm-errors.js';
 import { LlmError, type Completion, type CompletionRequest, type LlmClient } from '../contract/llm.js';
 import { linkedSignal, type LinkedSignal } from '../net/linked-signal.js';
 import { createHttpFetch } from './http-fetch.js';
 import { StreamAssembler } from './stream-assembler.js';
+import { createModelChain, type EndpointCall } from './model-chain.js';
 
-const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+export { toLlmError } from './llm-errors.js';
+
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 /** Local servers (Ollama, vLLM, LM Studio) ignore the key, but the SDK insists on one. */
 const PLACEHOLDER_API_KEY = 'not-needed';
 /** Well under every provider's per-request input limit (Gemini's is 100). */
@@ -50,8 +48,12 @@ export function openAIClient(opts: {
   return { openai, apiKey, baseURL, fail: (err) => toLlmError(err, { apiKey, baseURL }) };
 }
 
-/** An OpenAI-compatible chat and embeddings client. Throws a ConfigError when no LLM is configured. */
-export function createLlmClient(config: Config, log: Logger): LlmClient {
+/**
+ * An OpenAI-compatible chat and embeddings client: chat through the endpoint chain (the main
+ * endpoint, then MODEL_FALLBACKS, each behind its breaker: model-chain.ts), embeddings from the
+ * main endpoint. Throws a ConfigError when no LLM is configured or a fallback's key variable is unset.
+ */
+export function createLlmClient(config: Config, log: Logger, env: NodeJS.ProcessEnv = process.env): LlmClient {
   requireLlm(config);
   const llmLog = log.child({ component: 'llm' });
   const { openai, fail } = openAIClient({
@@ -62,31 +64,45 @@ export function createLlmClient(config: Config, log: Logger): LlmClient {
     log: llmLog,
   });
   const embedder = new Embedder(openai, config, fail);
-
+  const chain = createModelChain(config, llmLog, env, {
+    connect: (baseUrl, apiKey) =>
+      openAIClient({
+        apiKey,
+        baseURL: baseUrl,
+        timeoutMs: config.OPENAI_TIMEOUT_MS,
+        maxRetries: config.OPENAI_MAX_RETRIES,
+        log: llmLog,
+      }).openai,
+    complete: (openai, call, req) => completeOn({ openai, ...call }, req, llmLog),
+  });
   return {
     model: config.OPENAI_MODEL,
-    async complete(req) {
-      const started = Date.now();
-      try {
-        const completion = await streamCompletion(openai, config, req);
-        llmLog.debug(
-          { finishReason: completion.finishReason, usage: completion.usage, ms: Date.now() - started },
-          'completion done',
-        );
-        return completion;
-      } catch (err) {
-        // The caller's own onText failed: not an LLM problem, so hand it back untouched.
-        if (err instanceof CallbackError) throw err.cause;
-        // The operator's problem, not the user's: say at warn what came back and which setting to check.
-        if (err instanceof NotAStreamError) llmLog.warn({ code: 'llm_not_a_stream', body: err.body }, err.message);
-        // Once the caller has cancelled, whatever broke on the way out is just the cancellation.
-        if (req.signal?.aborted)
-          throw new LlmError('aborted', 'the LLM request was cancelled', undefined, { cause: err });
-        throw fail(err);
-      }
-    },
+    complete: (req) => chain.complete(req),
     embed: (texts, signal) => embedder.embed(texts, signal),
   };
+}
+
+/** One endpoint as a streamed chat call needs it: its client, model, idle timeout and base URL (for messages). */
+export interface ChatEndpoint extends EndpointCall {
+  openai: OpenAI;
+}
+
+/**
+ * One streamed completion from one endpoint, every failure an LlmError but the caller's own (its
+ * onText throwing), handed back as it was. `req.model`, when set, replaces the endpoint's.
+ */
+export async function completeOn(endpoint: ChatEndpoint, req: CompletionRequest, log: Logger): Promise<Completion> {
+  try {
+    return await streamCompletion(endpoint, req);
+  } catch (err) {
+    // The caller's own onText failed: not an LLM problem, so hand it back untouched.
+    if (err instanceof CallbackError) throw err.cause;
+    // The operator's problem, not the user's: say at warn what came back and which setting to check.
+    if (err instanceof NotAStreamError) log.warn({ code: 'llm_not_a_stream', body: err.body }, err.message);
+    // Once the caller has cancelled, whatever broke on the way out is just the cancellation.
+    if (req.signal?.aborted) throw new LlmError('aborted', 'the LLM request was cancelled', undefined, { cause: err });
+    throw toLlmError(err, { apiKey: endpoint.openai.apiKey ?? '', baseURL: endpoint.baseUrl });
+  }
 }
 
 export function buildChatParams(model: string, req: CompletionRequest): ChatCompletionCreateParamsStreaming {
@@ -107,7 +123,8 @@ export function buildChatParams(model: string, req: CompletionRequest): ChatComp
   return params;
 }
 
-async function streamCompletion(openai: OpenAI, config: Config, req: CompletionRequest): Promise<Completion> {
+async function streamCompletion(endpoint: ChatEndpoint, req: CompletionRequest): Promise<Completion> {
+  const { openai, timeoutMs } = endpoint;
   if (req.signal?.aborted) throw new LlmError('aborted', 'the LLM request was cancelled');
   // The SDK's timeout stops at the response headers; this one also covers a stream that stalls.
   // One signal for both, detached from the caller's when the call ends: the SDK adds an abort
@@ -115,19 +132,19 @@ async function streamCompletion(openai: OpenAI, config: Config, req: CompletionR
   // listener alive until it aborts, so every call would have left its signal, the SDK's
   // controller and their closures behind for good (about 1 KB a call).
   const link = linkedSignal([req.signal]);
-  const idle = new IdleTimer(config.OPENAI_TIMEOUT_MS, link);
+  const idle = new IdleTimer(timeoutMs, link);
   const { signal } = link;
   const requested = performance.now();
   const seen: NonNullable<Completion['response']> = {};
   try {
     const { data: stream, response } = await openai.chat.completions
-      .create(buildChatParams(req.model ?? config.OPENAI_MODEL, req), {
+      .create(buildChatParams(req.model ?? endpoint.model, req), {
         signal,
         ...(req.maxRetries !== undefined ? { maxRetries: req.maxRetries } : {}),
       })
       .withResponse();
     const notAStream = notAnEventStream(response.headers.get('content-type'));
-    if (notAStream) throw new NotAStreamError(notAStream, config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL);
+    if (notAStream) throw new NotAStreamError(notAStream, endpoint.baseUrl);
     const assembler = new StreamAssembler(
       req.onText && guardCallback(req.onText),
       req.onReasoning && guardCallback(req.onReasoning),
@@ -142,10 +159,10 @@ async function streamCompletion(openai: OpenAI, config: Config, req: CompletionR
     }
     // The SDK ends the iteration quietly when its signal fires, so look for the reason here.
     if (req.signal?.aborted) throw new LlmError('aborted', 'the LLM request was cancelled');
-    if (idle.fired) throw stalledError(config.OPENAI_TIMEOUT_MS);
+    if (idle.fired) throw stalledError(timeoutMs);
     return { ...assembler.result(), response: seen };
   } catch (err) {
-    if (idle.fired && !req.signal?.aborted) throw stalledError(config.OPENAI_TIMEOUT_MS);
+    if (idle.fired && !req.signal?.aborted) throw stalledError(timeoutMs);
     throw err;
   } finally {
     idle.stop();
@@ -312,68 +329,6 @@ class Embedder {
       );
     }
   }
-}
-
-interface ErrorContext {
-  apiKey: string;
-  baseURL: string;
-}
-
-/** Maps whatever the SDK threw to an LlmError whose message is safe to log. */
-export function toLlmError(err: unknown, ctx: ErrorContext): LlmError {
-  if (err instanceof LlmError) return err;
-  const clean = (text: string) => redact(text, ctx.apiKey);
-  const detail = clean(err instanceof Error ? err.message : String(err));
-  const options = { cause: err };
-  // Order matters: the timeout and abort errors are subclasses of the broader ones.
-  if (err instanceof APIUserAbortError || isAbortError(err)) {
-    return new LlmError('aborted', 'the LLM request was cancelled', undefined, options);
-  }
-  if (err instanceof APIConnectionTimeoutError) {
-    return new LlmError('timeout', `the LLM at ${ctx.baseURL} did not answer in time`, undefined, options);
-  }
-  if (err instanceof APIConnectionError) {
-    const reason = clean(rootCause(err).message);
-    return new LlmError('unreachable', `cannot reach the LLM at ${ctx.baseURL} (${reason})`, undefined, options);
-  }
-  // The SDK's message already starts with the status, which our label repeats.
-  if (err instanceof APIError) return fromStatus(err.status, detail.replace(/^\d{3} /, ''), options);
-  if (err instanceof TypeError && /terminated|fetch failed|socket|ECONN/i.test(`${err.message} ${String(err.cause)}`)) {
-    return new LlmError('unreachable', `the connection to the LLM broke: ${detail}`, undefined, options);
-  }
-  return new LlmError('server', `unexpected LLM failure: ${detail}`, undefined, options);
-}
-
-function fromStatus(status: number | undefined, detail: string, options: { cause: unknown }): LlmError {
-  const kind = statusKind(status);
-  const label = status === undefined ? 'the LLM stream reported an error' : `the LLM answered ${status}`;
-  return new LlmError(kind, `${label}: ${detail}`, status, options);
-}
-
-function statusKind(status: number | undefined): LlmError['kind'] {
-  if (status === undefined) return 'server'; // an error event inside a 200 stream
-  if (status === 401 || status === 403) return 'auth';
-  if (status === 429) return 'rate_limited';
-  if (status === 408) return 'timeout';
-  if (status >= 500) return 'server';
-  return 'bad_request';
-}
-
-/** undici hides the useful part ("connect ECONNREFUSED …") two causes deep, under "fetch failed". */
-function rootCause(err: Error): Error {
-  let current = err;
-  for (let depth = 0; depth < 5 && current.cause instanceof Error; depth += 1) current = current.cause;
-  return current;
-}
-
-function isAbortError(err: unknown): boolean {
-  return err instanceof Error && err.name === 'AbortError';
-}
-
-/** Error text from providers sometimes echoes the key (or part of it) back. */
-function redact(text: string, apiKey: string): string {
-  const withoutKey = apiKey.length >= 8 ? text.split(apiKey).join('[redacted]') : text;
-  return scrubSecrets(withoutKey);
 }
 
 /** Routes the SDK's own warnings into our logger instead of the console. */

@@ -140,7 +140,10 @@ export function tracedChat(
     },
     (span, completion) => {
       span.setAttribute('gen_ai.response.finish_reasons', [completion.finishReason]);
-      if (completion.response?.model) span.setAttribute('gen_ai.response.model', completion.response.model);
+      const answeredModel = completion.response?.model ?? completion.answeredBy?.model;
+      if (answeredModel) span.setAttribute('gen_ai.response.model', answeredModel);
+      // Which endpoint of the chain answered (model@host): a fallback's after a failover.
+      if (completion.answeredBy) span.setAttribute('switchboard.model.endpoint', completion.answeredBy.endpoint);
       if (completion.response?.id) span.setAttribute('gen_ai.response.id', completion.response.id);
       const first = completion.response?.firstChunkMs;
       if (first !== undefined) {

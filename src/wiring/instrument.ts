@@ -40,7 +40,7 @@ export function instrumentAgent(
   };
   return {
     handlesAction: (actionId) => agent.handlesAction(actionId),
-    async *handle(message, signal) {
+    async *handle(message, signal, options) {
       const started = performance.now();
       let outcome = 'incomplete';
       // The turn's span (tracing on only): everything the agent does nests under it, its logs carry its ids.
@@ -50,7 +50,8 @@ export function instrumentAgent(
       let usage: Usage | undefined;
       let replyText: string | undefined;
       try {
-        const events = span ? withTurnSpan(span, () => agent.handle(message, signal)) : agent.handle(message, signal);
+        const run = () => agent.handle(message, signal, options);
+        const events = span ? withTurnSpan(span, run) : run();
         for await (const event of events) {
           if (span) {
             if (event.type === 'done') usage = event.usage;
@@ -72,7 +73,7 @@ export function instrumentAgent(
               metrics.toolCalls.inc({ tool: call.tool, outcome: call.ok ? 'ok' : (call.error?.code ?? 'error') });
               metrics.toolDuration.observe({ tool: call.tool }, call.latencyMs / 1000);
             }
-          } else if (event.type === 'error') outcome = event.code;
+          } else if (event.type === 'error') outcome = event.retry ? 'retried' : event.code;
           yield event;
         }
       } finally {
@@ -101,14 +102,18 @@ export function instrumentLlm(llm: LlmClient, baseUrl?: string): LlmClient {
     async complete(req) {
       const started = performance.now();
       let outcome = 'ok';
+      // The model that answered: a fallback's when the chain failed over (src/provider/model-chain.ts).
+      let model = req.model ?? llm.model;
       try {
-        return await tracedChat(req, req.model ?? llm.model, server, (r) => llm.complete(r), errorCode);
+        const completion = await tracedChat(req, model, server, (r) => llm.complete(r), errorCode);
+        model = completion.answeredBy?.model ?? model;
+        return completion;
       } catch (err) {
         outcome = err instanceof LlmError ? err.kind : 'error';
         throw err;
       } finally {
-        metrics.llmRequests.inc({ model: req.model ?? llm.model, outcome });
-        metrics.llmDuration.observe({ model: req.model ?? llm.model }, secondsSince(started));
+        metrics.llmRequests.inc({ model, outcome });
+        metrics.llmDuration.observe({ model }, secondsSince(started));
       }
     },
     embed: (texts, signal) => llm.embed(texts, signal),

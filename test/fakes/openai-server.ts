@@ -41,6 +41,8 @@ interface Pacing {
   chunkDelayMs?: number;
   /** Send this many SSE events, then go silent with the connection left open. */
   stallAfterChunks?: number;
+  /** Send this many SSE events, then cut the connection mid-stream (a provider or proxy dying). */
+  dropAfterChunks?: number;
 }
 
 interface Ending {
@@ -539,9 +541,15 @@ async function writeEvents(res: ServerResponse, events: string[], pacing: Pacing
   res.flushHeaders();
   for (const [i, event] of events.entries()) {
     if (pacing.stallAfterChunks !== undefined && i >= pacing.stallAfterChunks) return;
+    if (pacing.dropAfterChunks !== undefined && i >= pacing.dropAfterChunks) {
+      res.destroy();
+      return;
+    }
     if (res.destroyed) return; // the client went away (abort)
     if (i > 0 && pacing.chunkDelayMs) await sleep(pacing.chunkDelayMs);
-    res.write(event);
+    // Before a cut, each event is flushed first: what was sent reaches the client, then the break.
+    if (pacing.dropAfterChunks !== undefined) await new Promise<void>((resolve) => res.write(event, () => resolve()));
+    else res.write(event);
   }
   res.end();
 }

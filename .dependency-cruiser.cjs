@@ -26,9 +26,12 @@ const mayImport = {
   state: ['contract', 'config', 'telemetry', 'net'],
   security: ['contract', 'config', 'telemetry', 'reply'],
   inbox: ['contract', 'config', 'telemetry', 'net'],
+  // Files shared with a message: fetched from the platform's own hosts, typed by their bytes,
+  // read into text or image parts. Knows no agent, tool or platform SDK.
+  attachments: ['contract', 'config', 'telemetry', 'net', 'security'],
   // The tools and the agent meet only through the contract.
   tools: ['contract', 'config', 'telemetry', 'net', 'reply', 'provider', 'data', 'state', 'security'],
-  agent: ['contract', 'config', 'telemetry', 'net', 'reply', 'provider', 'data', 'state', 'security'],
+  agent: ['contract', 'config', 'telemetry', 'net', 'reply', 'provider', 'data', 'state', 'security', 'attachments'],
   // The platforms: everything below them but the tool families (they reach the agent, the inbox
   // and the state; the tools' commands and buttons come through the contract).
   adapters: [
@@ -43,6 +46,7 @@ const mayImport = {
     'security',
     'inbox',
     'agent',
+    'attachments',
   ],
   // The composition: builds everything and starts the adapters.
   wiring: [
@@ -59,6 +63,7 @@ const mayImport = {
     'tools',
     'agent',
     'adapters',
+    'attachments',
   ],
 };
 // The programs: `npm start`, `npm run chat`, `npm run discord:deploy`; nothing imports them.

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/index.js';
 import { createBudgets, type BudgetConfig } from './budget.js';
 import type { DataPort } from '../contract/data.js';
@@ -11,7 +12,7 @@ import { failedOutcome, type TurnSummary } from './turn-record.js';
 import { annotateTurn } from '../telemetry/genai.js';
 import type { AgentExtension, TurnScope } from '../contract/extension.js';
 import { threadKey } from '../contract/thread-state.js';
-import type { IncomingMessage, TurnEvent } from '../contract/turn.js';
+import type { IncomingMessage, TurnEvent, TurnOptions } from '../contract/turn.js';
 import { actionHandler, agentExtensions, resolveText } from './extensions.js';
 import { admitTurn, resolveTenant } from './admission.js';
 import { inThread, type ThreadLockLike, type ThreadStoreLike } from './thread-session.js';
@@ -19,8 +20,16 @@ import { applyGuardVerdict, screenMessage } from './screening.js';
 import { answer, keepHistory } from './answer.js';
 import { afterReply, settleSave } from './after-reply.js';
 import { createTurnLedger } from './turn-ledger.js';
-import { toUserError } from './turn-errors.js';
+import type { UsageJournal } from './usage-journal.js';
+import { isStorageUnreachable, toUserError, UNAVAILABLE_TEXT } from './turn-errors.js';
 import { sanitizeMessage } from './sanitize-message.js';
+import { gatherThreadContext, type ThreadContextSettings } from './thread-context.js';
+import { historyText, readTurnFiles, withFileProblems, type TurnFilesSettings } from './turn-files.js';
+import { attachmentSettings } from '../config/attachments.js';
+import { isApprovalAction, type ApprovalDeps } from './approval-turn.js';
+import { holdForApproval, resumeApproval } from './approval-resume.js';
+import { createApprovalStore } from '../data/approvals.js';
+import { isAdminPort } from '../data/rpc-port.js';
 
 export type { ThreadLockLike, ThreadStoreLike } from './thread-session.js';
 
@@ -34,7 +43,9 @@ export interface AgentDeps {
     | 'HISTORY_MAX_TOKENS'
     | 'TENANT_MODE'
   > &
-    Partial<BudgetConfig>;
+    Partial<BudgetConfig> &
+    Partial<ThreadContextSettings> &
+    Partial<Pick<Config, 'APPROVAL_TIMEOUT'>>;
   llm: LlmClient;
   registry: ToolRegistry;
   data: DataPort;
@@ -53,11 +64,18 @@ export interface AgentDeps {
   turnHashKey?: string;
   /** The id of the trace the turn runs in, when tracing is on (kept in the turn record for a link). */
   traceId?: () => string | undefined;
+  /** Keeps usage rows the database cannot take now (issue 41, item 3); budgets count what it holds. */
+  usageJournal?: UsageJournal;
+  /** Files shared with a message (ATTACHMENT_* and whether the model takes images); default: the settings' defaults, no images. */
+  files?: TurnFilesSettings;
 }
+
+/** The ATTACHMENT_* defaults, for an agent built without the settings (tests, benches). */
+const DEFAULT_FILES: TurnFilesSettings = { ...attachmentSettings.parse({}), images: false };
 
 export interface Agent {
   /** Runs one turn; events stream as it works and end with `done` or `error`. */
-  handle(message: IncomingMessage, signal?: AbortSignal): AsyncIterable<TurnEvent>;
+  handle(message: IncomingMessage, signal?: AbortSignal, options?: TurnOptions): AsyncIterable<TurnEvent>;
   /** Whether a button's action id has a handler (an adapter need not mark a click it cannot answer). */
   handlesAction(actionId: string): boolean;
 }
@@ -70,17 +88,34 @@ export function createAgent(deps: AgentDeps): Agent {
   const historyMax = config.HISTORY_MAX_TOKENS ?? 6_000;
   const now = deps.now ?? (() => new Date());
   const ext = agentExtensions(deps.extensions ?? []);
-  const budgets = createBudgets(data, config, log, now);
+  const budgets = createBudgets(data, config, log, now, deps.usageJournal);
   const rateLimits = deps.rateLimits ?? createRateLimits({ log });
+  const turnHashKey = deps.turnHashKey ?? randomBytes(32).toString('hex');
   const ledger = createTurnLedger({
     data,
     llm,
     log,
     ...(deps.pricing ? { pricing: deps.pricing } : {}),
-    ...(deps.turnHashKey ? { hashKey: deps.turnHashKey } : {}),
+    // One key for the record's user hashes and its approvers' (issue 43): equal people, equal hashes.
+    hashKey: turnHashKey,
     ...(deps.traceId ? { traceId: deps.traceId } : {}),
+    ...(deps.usageJournal ? { journal: deps.usageJournal } : {}),
   });
+  const contextSettings: ThreadContextSettings = {
+    THREAD_CONTEXT: config.THREAD_CONTEXT ?? 'on',
+    THREAD_CONTEXT_MAX_MESSAGES: config.THREAD_CONTEXT_MAX_MESSAGES ?? 50,
+    THREAD_CONTEXT_MAX_TOKENS: config.THREAD_CONTEXT_MAX_TOKENS ?? 3_000,
+  };
+  // Pending approvals live in the database (issue 43); without an admin port no call can wait, so none runs that needs to.
+  const approvals: ApprovalDeps | undefined = isAdminPort(data)
+    ? {
+        store: createApprovalStore(data),
+        timeoutMs: config.APPROVAL_TIMEOUT ?? 15 * 60_000,
+        hashKey: turnHashKey,
+      }
+    : undefined;
   const answerDeps = {
+    canPause: approvals !== undefined,
     llm,
     registry,
     rateLimits,
@@ -118,20 +153,76 @@ export function createAgent(deps: AgentDeps): Agent {
     await inThread({ lock, store }, key, session, async ({ state, signal, save }) => {
       // Tools, actions and commands see the database through the tenant's port only.
       const scope: TurnScope = { message, tenant, state, data: data.forTenant(tenant), llm, log: turnLog, now };
+      if (approvals && isApprovalAction(message.action)) {
+        // A decision on a paused step: the turn resumes from the thread's state (issue 43).
+        const resumed = await resumeApproval(approvals, answerDeps, scope, key, signal, emit);
+        if ('refused' in resumed) {
+          const refused = { outcome: 'refused' as const, errorCode: 'bad_request', flags: [], tools: [] };
+          await ledger.record(message, tenant.id, seen, refused, NO_USAGE, 0);
+          emit({ type: 'error', code: 'bad_request', message: resumed.refused, private: true });
+          return;
+        }
+        emit({ type: 'reply', reply: { text: resumed.text, blocks: resumed.blocks } });
+        await afterReply({
+          message,
+          tenantId: tenant.id,
+          seen,
+          flags: [],
+          result: resumed,
+          save,
+          ledger,
+          emit,
+          log: turnLog,
+        });
+        return;
+      }
       const resolved = await resolveText(ext, message, scope, emit, () =>
         ledger.record(message, tenant.id, seen, { outcome: 'answered', flags: [], tools: [] }, NO_USAGE, 0),
       );
       if (resolved === undefined) return settleSave(save, turnLog); // answered directly (paging)
       const screened = screenMessage(resolved, message, turnLog);
       seen.flags = screened.flags;
+      // Text the injection detector flagged taints the turn: a write or spend waits for a person (issue 43).
+      if (screened.verdict.flagged) {
+        scope.tainted = true;
+        scope.taintedBy = [...(scope.taintedBy ?? []), 'flagged_message'];
+      }
       // The classifier model, if any, runs beside the first step (the turn does not wait for it
       // to start answering); its verdict is awaited, within its budget, before the turn is recorded.
       const guarded = deps.guard?.check(resolved, turnLog);
-      const { result, mode } = await answer(answerDeps, { scope, text: screened.text, signal, emit });
+      // The thread before the message (fetched at most once, only what is new): data, fenced; it taints the turn.
+      const context = await gatherThreadContext({
+        source: message.threadContext,
+        state,
+        tenant,
+        settings: contextSettings,
+        log: turnLog,
+        signal,
+        platform: message.platform,
+      });
+      if (context.message) {
+        scope.tainted = true;
+        scope.taintedBy = [...(scope.taintedBy ?? []), 'thread_context'];
+      }
+      if (context.flagged) screened.flags.push('context_injection');
+      // The message's files, read one at a time: their text fenced as data, images for a model that takes them.
+      const files = await readTurnFiles(scope, deps.files ?? DEFAULT_FILES, screened.flags, signal);
+      const { result, mode } = await answer(answerDeps, {
+        scope,
+        text: screened.text,
+        signal,
+        emit,
+        ...(context.message ? { context: context.message } : {}),
+        ...(files ? { files } : {}),
+      });
       applyGuardVerdict(screened, await guarded, message, turnLog);
       await mode?.after?.(result, scope);
-      keepHistory(state, screened.text, result.added, historyMax);
-      emit({ type: 'reply', reply: { text: result.text, blocks: result.blocks } });
+      const added =
+        approvals && result.ended === 'approval'
+          ? await holdForApproval(approvals, scope, key, result, emit)
+          : result.added;
+      keepHistory(state, historyText(screened.text, files), added, historyMax, context.message);
+      emit({ type: 'reply', reply: { text: result.text, blocks: withFileProblems(result.blocks, files) } });
       await afterReply({
         message,
         tenantId: tenant.id,
@@ -182,8 +273,9 @@ export function createAgent(deps: AgentDeps): Agent {
   }
 
   return {
-    handlesAction: (actionId) => actionHandler(ext, actionId) !== undefined,
-    handle(raw, outer) {
+    handlesAction: (actionId) =>
+      actionHandler(ext, actionId) !== undefined || (approvals !== undefined && isApprovalAction({ id: actionId })),
+    handle(raw, outer, options) {
       // Invisible characters and compatibility forms are gone before anything (tools, the model, the history) reads the text.
       const message = sanitizeMessage(raw);
       const channel = createEventChannel<TurnEvent>();
@@ -191,7 +283,10 @@ export function createAgent(deps: AgentDeps): Agent {
       const started = performance.now();
       const seen: TurnSummary = { outcome: 'answered', toolResults: [], started };
       let answered = false;
+      /** Something beyond a status reached the user: a retry would show it twice. */
+      let shown = false;
       const emit = (e: TurnEvent) => {
+        if (e.type !== 'status' && e.type !== 'reasoning_status') shown = true;
         if (e.type === 'done') {
           answered = true;
           seen.usage = e.usage;
@@ -208,6 +303,17 @@ export function createAgent(deps: AgentDeps): Agent {
               { err, event: 'failed_after_done', platform: message.platform, messageId: message.messageId },
               'a turn failed after its reply; the user was answered and not told',
             );
+            return;
+          }
+          // Redis or Postgres away before anything was shown: the inbox runs the turn again later
+          // (its own line tells the outage once); nothing is recorded or shown for this run.
+          if (options?.retryable && !shown && isStorageUnreachable(err)) {
+            seen.outcome = 'retried';
+            log.debug(
+              { err, platform: message.platform, messageId: message.messageId },
+              'turn could not reach Redis or Postgres; it runs again later',
+            );
+            channel.push({ type: 'error', code: 'unavailable', message: UNAVAILABLE_TEXT, retry: true });
             return;
           }
           return failTurn(err, message, signal, seen, (e) => channel.push(e));

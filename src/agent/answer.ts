@@ -3,10 +3,15 @@ import type { ChatMessage, LlmClient } from '../contract/llm.js';
 import type { ThreadState } from '../contract/thread-state.js';
 import type { TurnEvent } from '../contract/turn.js';
 import type { RateLimits } from '../security/rate-limits.js';
-import { trimCounted } from './history.js';
+import type { ReadFiles } from '../attachments/read.js';
+import { countAhead, trimCounted } from './history.js';
+import { userMessage } from './turn-files.js';
 import { runLoop, type LoopInput } from './loop.js';
 import { systemPrompt } from './prompts.js';
 import type { ToolRegistry } from './registry.js';
+import { tenantFallbacks } from '../contract/model-chain.js';
+import type { Tenant } from '../contract/data.js';
+import type { Logger } from '../telemetry/logger.js';
 
 const MAX_TOOL_ERRORS = 3;
 
@@ -19,12 +24,18 @@ export interface AnswerDeps {
   limits: { maxSteps: number; maxToolCalls: number; toolTimeoutMs: number };
   /** The history's token budget in each request. */
   historyMax: number;
+  /** Calls that need a person's OK can wait for one (issue 43: the agent records pending approvals). */
+  canPause?: boolean;
 }
 
 export interface AnswerInput {
   scope: TurnScope;
   /** The user's text as the model reads it (fenced when flagged). */
   text: string;
+  /** The thread before the message, fenced (src/agent/thread-context.ts): placed after the history, before `text`. */
+  context?: ChatMessage;
+  /** The message's files, read (src/agent/turn-files.ts): their text after `text`, images as image parts. */
+  files?: ReadFiles;
   signal: AbortSignal;
   emit: (e: TurnEvent) => void;
 }
@@ -58,13 +69,22 @@ export async function answer(deps: AnswerDeps, input: AnswerInput): Promise<Answ
     result.data = { ...routing.data, ...result.data };
   }
   if (result.ended === 'no_terminal' && mode?.requireTerminal) result.text = mode.requireTerminal.giveUp;
+  // What the turn added (a long answer) is counted now, in slices, so keeping it blocks nothing.
+  await countAhead(result.added);
   return { result, mode };
 }
 
 /** The thread's history after the turn: the user's text and what the turn added, trimmed to its budget. */
-export function keepHistory(state: ThreadState, text: string, added: ChatMessage[], historyMax: number): void {
+export function keepHistory(
+  state: ThreadState,
+  text: string,
+  added: ChatMessage[],
+  historyMax: number,
+  context?: ChatMessage,
+): void {
+  // The thread context stays where the request had it, so the next request starts with this one.
   const kept = trimCounted(
-    [...state.history, { role: 'user', content: text }, ...added],
+    [...state.history, ...(context ? [context] : []), { role: 'user', content: text }, ...added],
     historyMax,
     state.historyTokens,
   );
@@ -74,7 +94,7 @@ export function keepHistory(state: ThreadState, text: string, added: ChatMessage
 
 /** One loop's request (system prompt, trimmed history, the user's text), tools' context and caps. */
 function loopInput(deps: AnswerDeps, input: AnswerInput, mode: ModeDefinition | undefined): LoopInput {
-  const { scope, text, signal, emit } = input;
+  const { scope, text, signal, emit, context } = input;
   const { message, tenant, state, log, now } = scope;
   return {
     llm: deps.llm,
@@ -82,7 +102,9 @@ function loopInput(deps: AnswerDeps, input: AnswerInput, mode: ModeDefinition | 
     messages: [
       { role: 'system', content: mode ? mode.system(scope) : systemPrompt(tenant, message, now()) },
       ...trimCounted(state.history, deps.historyMax, state.historyTokens).messages,
-      { role: 'user', content: text },
+      // After the conversation: the cacheable prefix (system, tools, earlier turns) stays byte-identical.
+      ...(context ? [context] : []),
+      userMessage(text, input.files),
     ],
     ctx: {
       tenant,
@@ -92,6 +114,7 @@ function loopInput(deps: AnswerDeps, input: AnswerInput, mode: ModeDefinition | 
       message,
       llm: deps.llm,
       now,
+      ...(scope.tainted ? { tainted: true } : {}),
       // Bound to the turn's user here: a tool counts failures for this user only.
       failures: deps.rateLimits.failures({ tenantId: tenant.id, platform: message.platform, userId: message.userId }),
     },
@@ -107,5 +130,23 @@ function loopInput(deps: AnswerDeps, input: AnswerInput, mode: ModeDefinition | 
     log,
     only: mode?.tools,
     requireTerminal: mode?.requireTerminal,
+    ...(deps.canPause ? { canPause: true } : {}),
+    ...fallbacksOf(tenant, log),
   };
+}
+
+/** Tenants' settings whose model_fallbacks did not parse, already said in the log (said once each). */
+const badFallbacksSaid = new WeakSet<object>();
+
+/** The tenant's own model fallbacks (`settings.model_fallbacks`); a bad stored value leaves the deployment's. */
+function fallbacksOf(tenant: Tenant, log: Logger): { fallbacks?: LoopInput['fallbacks'] } {
+  const { fallbacks, invalid } = tenantFallbacks(tenant.settings);
+  if (invalid && !badFallbacksSaid.has(tenant.settings)) {
+    badFallbacksSaid.add(tenant.settings);
+    log.warn(
+      { code: 'tenant_model_fallbacks_invalid', tenant: tenant.slug ?? tenant.id },
+      `the tenant's settings.model_fallbacks is not valid (${invalid}): MODEL_FALLBACKS applies`,
+    );
+  }
+  return fallbacks ? { fallbacks } : {};
 }

@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { approvalSettingsEnv } from './approvals.js';
+import { attachmentSettings } from './attachments.js';
 import { checkDataSettings, dataSettings } from './data.js';
 import { checkDiscordSettings, discordSettings } from './discord.js';
 import { ConfigError } from './error.js';
@@ -9,6 +11,7 @@ import { limitSettings } from './limits.js';
 import { modelSettings, requireLlm } from './model.js';
 import { checkSlackSettings, slackSettings } from './slack.js';
 import { telemetrySettings } from './telemetry.js';
+import { threadContextSettings } from './thread-context.js';
 import { toolSettings } from './tools.js';
 
 /**
@@ -30,6 +33,9 @@ export const configSchema = z
     ...dataSettings.shape,
     ...slackSettings.shape,
     ...discordSettings.shape,
+    ...threadContextSettings.shape,
+    ...attachmentSettings.shape,
+    ...approvalSettingsEnv.shape,
   })
   .superRefine((c, ctx) => {
     const report: Report = (name, message) => ctx.addIssue({ code: 'custom', path: [name], message });

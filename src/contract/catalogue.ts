@@ -186,6 +186,37 @@ export const ADMIN_FUNCTIONS = {
   // Tool families per tenant (`npm run tenants -- tools`, the admin API): null tools = automatic.
   set_tenant_tools: { tenant: 'text', tools: 'text[]?' },
   list_tenant_tools: {},
+  // The thread before a mention, per tenant (issue 42): null = the deployment's THREAD_CONTEXT.
+  set_tenant_thread_context: { tenant: 'text', on: 'boolean?' },
+  list_tenant_thread_context: {},
+  // Approval policy per tenant (issue 43): null approvals = the defaults.
+  set_tenant_approvals: { tenant: 'text', approvals: 'jsonb?' },
+  list_tenant_approvals: {},
+  // Pending approvals (issue 43): the agent's, never a tool's (a tool must not approve its own call).
+  approval_create: {
+    tenant_id: 'uuid',
+    step_id: 'uuid',
+    thread_key: 'text',
+    platform: 'text',
+    workspace_id: 'text',
+    channel_id: 'text',
+    thread_id: 'text',
+    asker_id: 'text',
+    approvers: 'jsonb',
+    expires_at: 'timestamp with time zone',
+    items: 'jsonb',
+  },
+  approval_decide: {
+    tenant_id: 'uuid',
+    id: 'uuid',
+    decision: 'text',
+    decided_by: 'text?',
+    now: 'timestamp with time zone?',
+  },
+  approval_get: { tenant_id: 'uuid', id: 'uuid' },
+  approval_step: { tenant_id: 'uuid', step_id: 'uuid' },
+  approval_set_message: { tenant_id: 'uuid', step_id: 'uuid', message_ref: 'jsonb' },
+  approval_counts: { from: 'timestamp with time zone', to: 'timestamp with time zone' },
 } as const;
 
 export type ReadFunctionName = keyof typeof READ_FUNCTIONS;

@@ -9,8 +9,19 @@ import type { Block, Reply } from '../reply/model.js';
 import type { ChatMessage, LlmClient } from './llm.js';
 import type { ThreadState } from './thread-state.js';
 import type { IncomingMessage, ToolCallRecord, Usage } from './turn.js';
+import type { TaintReason } from './thread-context.js';
 
 /** How the agent loop ended one turn. */
+/** A tool call that waits for a person's OK (issue 43): validated, not run. */
+export interface PendingCall {
+  callId: string;
+  tool: string;
+  title: string;
+  arguments: Record<string, unknown>;
+  /** Why it waits: the tenant's policy, the effect's default, or the turn's taint. */
+  reason: 'policy' | 'default' | 'taint';
+}
+
 export interface LoopResult {
   text: string;
   blocks: Block[];
@@ -19,8 +30,12 @@ export interface LoopResult {
   usage: Usage;
   /** The messages this turn added after the user's: what the thread history keeps. */
   added: ChatMessage[];
-  ended: 'answer' | 'terminal' | 'step_cap' | 'no_terminal';
+  /** `approval`: calls wait for a person (`pending`); the turn resumes when they are decided (issue 43). */
+  ended: 'answer' | 'terminal' | 'step_cap' | 'no_terminal' | 'approval';
+  pending?: PendingCall[];
   terminal?: { tool: string; args: Record<string, unknown> };
+  /** The model that answered the last step, as the endpoint chain names it (a fallback's after a failover). */
+  model?: string;
 }
 
 /** What a turn's helpers (actions, commands) may use. */
@@ -32,6 +47,13 @@ export interface TurnScope {
   llm: LlmClient;
   log: Logger;
   now: () => Date;
+  /**
+   * Words of people other than the asker reached the model this turn (the thread before the
+   * message, an attachment): the turn may read, and a tool that writes or spends should wait for
+   * a person (issue 43 reads it). Set before the model is asked; `taintedBy` says why.
+   */
+  tainted?: boolean;
+  taintedBy?: TaintReason[];
 }
 
 /** A button click either answers directly (paging: no model call) or becomes the user's next message. */

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Block } from '../reply/model.js';
 import type { AgentExtension } from './extension.js';
 import type { ToolFamily } from './toolsets.js';
+import type { ToolEffect } from './approvals.js';
 
 /** What a tool may know while it decides whether to be offered, and with which schema. */
 export interface OfferContext {
@@ -49,6 +50,8 @@ export interface ToolContext extends OfferContext {
   now: () => Date;
   /** Emits a tool-specific event into the turn's stream (e.g. `web_search`). */
   emit: (event: Extract<TurnEvent, { type: 'tool_event' }>) => void;
+  /** Other people's words reached the model this turn (see `TurnScope.tainted`): a write or spend should wait for a person. */
+  tainted?: boolean;
 }
 
 export interface ToolOutput {
@@ -76,6 +79,14 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   name: string;
   /** The family the tool belongs to (set by `createToolSet`): offered only to tenants that have it on. */
   family?: ToolFamily;
+  /**
+   * What a call does (issue 43): `read` (the default) changes nothing; `write` changes something
+   * outside the turn; `spend` costs money beyond the model's tokens. With the tenant's policy and
+   * the turn's taint it decides whether a call runs now, waits for a person, or is not offered.
+   */
+  effect?: ToolEffect;
+  /** Its output is written by others (web pages, competitors' profiles): a call that succeeds taints the rest of the turn. */
+  taints?: boolean;
   /** A short human title for progress displays ("Searching campaigns"). */
   title: string;
   description: string;

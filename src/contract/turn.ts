@@ -1,4 +1,5 @@
 import type { Reply } from '../reply/model.js';
+import type { ThreadContextSource } from './thread-context.js';
 
 /** Guests get the lower tool limits (see src/security/rate-limits.ts). */
 export type UserRole = 'guest' | 'member';
@@ -50,6 +51,49 @@ export interface IncomingMessage {
   command?: { name: string; options: Record<string, string> };
   /** A button click on one of our blocks. */
   action?: { id: string; value?: string };
+  /** The clicker's Discord role ids (a button click): whether they may approve (issue 43). */
+  platformRoles?: string[];
+  /**
+   * The thread before this message (issue 42), when the adapter can fetch it: set when the turn
+   * runs, never stored. The core fetches it at most once a turn (src/agent/thread-context.ts).
+   */
+  threadContext?: ThreadContextSource;
+  /** Files shared with the message (issue 42): references only; src/attachments fetches and reads them in the turn. */
+  attachments?: IncomingAttachment[];
+  /**
+   * The platform's way to fetch `attachments` with its credentials (Slack's bot token), set by
+   * the adapter when the turn runs, never stored. Without it the core uses the platform's
+   * default (Discord's CDN, the HTTP API's inline bytes, the console's paths).
+   */
+  attachmentFetcher?: AttachmentFetcher;
+}
+
+/**
+ * Fetches a shared file's bytes, streamed and capped: at most `maxBytes` are read (past them it
+ * throws), and only the platform's own hosts are asked (a URL or a redirect elsewhere is refused).
+ */
+export interface AttachmentFetcher {
+  fetch(ref: IncomingAttachment, limits: { maxBytes: number; signal: AbortSignal }): Promise<Uint8Array>;
+}
+
+/**
+ * A file shared with a message, as the adapter saw it. It holds no bytes of a platform's file
+ * (the inbox keeps it durably): the turn fetches them through the platform's downloader, which
+ * refuses any host but the platform's own. The declared type is the sender's claim; what the
+ * file is comes from its bytes.
+ */
+export interface IncomingAttachment {
+  name: string;
+  /** The type the platform or the sender declared (never trusted for reading). */
+  mediaType: string;
+  /** The size the platform declared, in bytes, when it did. */
+  size?: number;
+  source:
+    | { kind: 'url'; url: string }
+    /** Base64 bytes sent inline (the HTTP API). */
+    | { kind: 'inline'; data: string }
+    /** A local file (the console only: the core reads a path for no other platform). */
+    | { kind: 'path'; path: string };
 }
 
 export interface Usage {
@@ -72,6 +116,15 @@ export interface ToolCallRecord {
   latencyMs: number;
   /** Why a call failed, for API clients (`rate_limited` carries its limit and reset time). */
   error?: ToolCallError;
+  /** The call waited for a person (issue 43): the decision, the approver's keyed hash, the wait. */
+  approval?: ApprovalRecord;
+}
+
+/** One approval as the turn record keeps it: no platform id, the approver as a keyed hash like users. */
+export interface ApprovalRecord {
+  outcome: 'approved' | 'denied' | 'expired';
+  approverHash?: string;
+  waitMs: number;
 }
 
 export interface ToolCallError {
@@ -99,15 +152,53 @@ export type TurnEvent =
   /** A tool's own event (e.g. `web_search`, `image_complete`), passed through to streams. */
   | { type: 'tool_event'; name: string; data: Record<string, unknown> }
   | { type: 'reply'; reply: Reply }
+  /**
+   * Calls wait for a person (issue 43): one event per paused step, after the pending approvals are
+   * recorded. `approvers` are user ids (empty: the asker alone); the turn resumes on a decision.
+   */
+  /** A click decided an approval (issue 43): adapters update the approval message (who, when; no buttons). */
+  | { type: 'approval_decided'; outcome: 'approved' | 'denied' | 'expired'; by: string; at: string }
+  | {
+      type: 'approval_required';
+      stepId: string;
+      approvals: { id: string; tool: string; title: string; arguments: Record<string, unknown> }[];
+      approvers: string[];
+      expiresAt: string;
+    }
   /** `flags`: `prompt_injection` when the user's message was flagged (and fenced as untrusted). */
   | { type: 'done'; usage: Usage; toolCalls: ToolCallRecord[]; data: Record<string, unknown>; flags?: TurnFlag[] }
   /**
    * `message` is safe to show a user. `notify: false`: do not post it in a chat (a flood's
    * later refusals: the user already got one notice); API clients still get the error.
+   * `retry: true` (only when the caller asked for it, see `TurnOptions`): Redis or Postgres could
+   * not be reached before any of the answer was shown; not for the user, the caller runs the turn
+   * again later.
    */
-  | ({ type: 'error'; code: ErrorCode; message: string; notify?: false } & RefusalDetails);
+  | ({
+      type: 'error';
+      code: ErrorCode;
+      message: string;
+      notify?: false;
+      retry?: true;
+      /** For the clicker alone where the platform can say it privately (Slack's response_url): a stranger's approval click. */
+      private?: true;
+    } & RefusalDetails);
 
-export type TurnFlag = 'prompt_injection';
+/** How a caller runs a turn. */
+export interface TurnOptions {
+  /**
+   * The caller can run the turn again later (an inbox entry with tries left): a turn that cannot
+   * reach Redis or Postgres before showing anything then ends with an `error` marked `retry`,
+   * unrecorded, instead of one for the user.
+   */
+  retryable?: boolean;
+}
+
+/**
+ * `context_injection`: the thread before the message (fenced as data) looked like a prompt injection;
+ * `attachment_injection`: a shared file's text (fenced as data) did.
+ */
+export type TurnFlag = 'prompt_injection' | 'context_injection' | 'attachment_injection';
 
 /** When a refusal ends, as an ISO timestamp, and the limit that refused. */
 export interface RefusalDetails {
@@ -124,6 +215,8 @@ export type ErrorCode =
   | 'bad_request'
   | 'budget_exhausted'
   | 'rate_limited'
+  /** Redis or Postgres could not be reached (HTTP 503). */
+  | 'unavailable'
   | 'internal';
 
 /** An error whose message is written for the user. */

@@ -40,6 +40,18 @@ export const metrics = {
     labelNames: ['model', 'outcome'],
     registers: [registry],
   }),
+  modelRequests: new Counter({
+    name: 'switchboard_model_requests_total',
+    help: 'Calls to each endpoint of the model chain (model@host), by outcome: ok, the failure kind, or breaker_open (skipped, not called).',
+    labelNames: ['endpoint', 'outcome'],
+    registers: [registry],
+  }),
+  modelBreakerOpen: new Gauge({
+    name: 'switchboard_model_breaker_open',
+    help: 'Whether the breaker of an endpoint of the model chain is open (1) or closed / probing (0).',
+    labelNames: ['endpoint'],
+    registers: [registry],
+  }),
   llmDuration: new Histogram({
     name: 'switchboard_llm_duration_seconds',
     help: 'Chat completion duration (whole stream).',
@@ -63,6 +75,12 @@ export const metrics = {
     name: 'switchboard_turn_flags_total',
     help: 'Turns answered with a flag (prompt_injection: the message was fenced as untrusted), by platform.',
     labelNames: ['platform', 'flag'],
+    registers: [registry],
+  }),
+  approvals: new Counter({
+    name: 'switchboard_approvals_total',
+    help: 'Tool calls that waited for a person (issue 43), by outcome: requested, approved, denied, expired, refused (a click by someone who may not approve).',
+    labelNames: ['outcome'],
     registers: [registry],
   }),
   toolDuration: new Histogram({
@@ -108,6 +126,16 @@ export const metrics = {
   redisDataLost: new Counter({
     name: 'switchboard_redis_data_lost_total',
     help: "Times this replica found Redis empty on reconnect (the inbox's epoch key gone): acked events still waiting may be lost.",
+    registers: [registry],
+  }),
+  usageJournalDepth: new Gauge({
+    name: 'switchboard_usage_journal_depth',
+    help: 'Usage rows (ledger and turn record) kept in the usage journal until the database takes them.',
+    registers: [registry],
+  }),
+  usageJournalDropped: new Counter({
+    name: 'switchboard_usage_journal_dropped_total',
+    help: 'Usage rows lost: the journal was full (USAGE_JOURNAL_MAX) or its store failed while the database was away.',
     registers: [registry],
   }),
 };

@@ -20,6 +20,8 @@ import { createToolSet } from '../tools/index.js';
 import { createToolRegistry } from '../agent/registry.js';
 import type { AnyTool } from '../contract/tool.js';
 import { currentTraceId } from '../telemetry/tracing.js';
+import { modelTakesImages } from '../provider/model-inputs.js';
+import { createUsageJournal, memoryJournalStore, redisJournalStore } from '../agent/usage-journal.js';
 
 // Declared beside the adapters that run on it (src/adapters/switchboard.ts); named here for createSwitchboard's callers.
 export type { Switchboard };
@@ -60,6 +62,17 @@ export async function createSwitchboard(
   const limits = rateLimitsFromConfig(config, log, kv.redis);
   const toolSet = opts.tools ? { tools: opts.tools, extensions: [] } : createToolSet(config);
   const registry = createToolRegistry(toolSet.tools, schemaDialect(config), { toolsets: toolSet.toolsets });
+  // Usage rows the database cannot take wait where the inbox keeps its entries: Redis (shared by
+  // the replicas, survives a restart) or this process's memory.
+  const usageJournal = createUsageJournal({
+    data,
+    store: kv.redis
+      ? redisJournalStore(kv.redis, `switchboard:usage-journal:${config.INBOX_QUEUE}`)
+      : memoryJournalStore(),
+    log,
+    max: config.USAGE_JOURNAL_MAX,
+  });
+  usageJournal.start();
   const agent = instrumentAgent(
     createAgent({
       config,
@@ -73,9 +86,12 @@ export async function createSwitchboard(
       extensions: [...toolSet.extensions, ...(opts.extensions ?? [])],
       rateLimits: limits.limits,
       pricing,
+      // Shared files (ATTACHMENT_*); images shown to the model when it takes them (MODEL_INPUT_IMAGES).
+      files: { ...config, images: modelTakesImages(config, llm.model, log) },
       guard: createGuard(config),
       // The turn record names the turn's trace (tracing on), so the console can link to it.
       traceId: currentTraceId,
+      usageJournal,
       ...(config.TURN_LOG_HASH_KEY ? { turnHashKey: config.TURN_LOG_HASH_KEY } : {}),
     }),
     { data, config },
@@ -111,6 +127,8 @@ export async function createSwitchboard(
     async close() {
       stopRetention();
       await inbox.stop(0);
+      // Before the connections go: one last try at the rows still waiting (bounded).
+      await usageJournal.stop();
       await Promise.allSettled([kv.close(), opts.data ? Promise.resolve() : data.close()]);
     },
   };

@@ -40,6 +40,7 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     wrongTokens: sb.wrongTokens,
     ...(config.API_MAX_TURNS_IN_FLIGHT ? { maxTurnsInFlight: config.API_MAX_TURNS_IN_FLIGHT } : {}),
     data: sb.data,
+    maxAttachmentBytes: config.ATTACHMENT_MAX_BYTES,
     health: () => ({ data: sb.data.kind, inbox: sb.inbox.kind, adapters: adapters.map((a) => a.name) }),
   });
   let notReady = false;

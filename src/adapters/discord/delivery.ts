@@ -2,10 +2,13 @@ import { ChannelType, InteractionWebhook, type Client } from 'discord.js';
 import type { Logger } from '../../telemetry/logger.js';
 import type { Delivery, DeliveryFn } from '../../inbox/index.js';
 import { answeredStaysAnswered } from '../answered-turn.js';
+import { heldForRetry } from '../retry-turn.js';
 import { rememberButtonConversation } from './clicked-buttons.js';
 import { channelSink, interactionSink, threadSink, turnNonces, type InteractionHook, type ReplySink } from './sinks.js';
 import { MESSAGE_MARK, runTurn, type TurnDeps } from './turn.js';
 import type { DiscordWork, HandlerDeps } from './work.js';
+import { discordThreadContext } from './thread-context.js';
+import type { IncomingMessage } from '../../contract/turn.js';
 
 type Deps = Pick<
   HandlerDeps,
@@ -58,8 +61,16 @@ export function createDelivery(deps: Deps): (client: Client) => DeliveryFn<Disco
       return;
     }
     const started = performance.now();
-    await runTurn(turnDeps, work.message, sink, { signal: d.signal, earlier, record: d.record });
+    const message =
+      work.kind === 'message' ? withThreadContext(work, { client, kv: deps.kv, log: entryLog }) : work.message;
+    // Redis or Postgres away before anything was shown: nothing is posted and the inbox runs it again later.
+    const turn = heldForRetry(d, (signal, options) =>
+      answeredStaysAnswered(deps.agent.handle(message, signal, options), log),
+    );
+    const agent = { ...turnDeps.agent, handle: () => turn.events };
+    await runTurn({ ...turnDeps, agent }, work.message, sink, { signal: turn.signal, earlier, record: d.record });
     if (d.signal.aborted) return;
+    turn.rethrow();
     await d
       .record(DELIVERED)
       .catch((err: unknown) => entryLog.warn({ err }, 'could not record a delivered Discord turn'));
@@ -69,6 +80,21 @@ export function createDelivery(deps: Deps): (client: Client) => DeliveryFn<Disco
       'discord turn delivered',
     );
   };
+}
+
+/** A message with the conversation before it (fetched by the core when the turn runs, only what is new). */
+function withThreadContext(
+  work: Extract<DiscordWork, { kind: 'message' }>,
+  deps: { client: Client; kv: Deps['kv']; log: Logger },
+): IncomingMessage {
+  const threadContext = discordThreadContext({
+    ...deps,
+    channelId: work.channelId,
+    originId: work.originId,
+    startsThread: Boolean(work.startThread),
+    ...(work.reference ? { reference: work.reference } : {}),
+  });
+  return threadContext ? { ...work.message, threadContext } : work.message;
 }
 
 /** Where an entry is answered, or undefined when its channel is gone or not ours to write in. */

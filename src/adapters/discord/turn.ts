@@ -2,7 +2,7 @@ import type { Agent } from '../../agent/agent.js';
 import type { IncomingMessage, TurnEvent } from '../../contract/turn.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { replyButtons } from '../../reply/plain-text.js';
-import { untilAborted } from '../../inbox/index.js';
+import { RetryLaterError, untilAborted } from '../../inbox/index.js';
 import type { ActionStore } from './custom-id.js';
 import { createLiveReply } from './live-reply.js';
 import { renderReply, type OutgoingMessage } from './render.js';
@@ -54,7 +54,8 @@ export async function runTurn(
   } finally {
     stopTyping();
   }
-  if (signal.aborted) log.info('discord turn handed back at shutdown');
+  // A turn that runs again later (Redis or Postgres away) ends the same quiet way.
+  if (signal.aborted && !(signal.reason instanceof RetryLaterError)) log.info('discord turn handed back at shutdown');
 }
 
 async function live(

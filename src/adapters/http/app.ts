@@ -11,6 +11,7 @@ import { errorBody } from './error-body.js';
 import { turnsTheHeapHolds } from './in-flight.js';
 import { jsonBodiesOnly } from './json-body.js';
 import { mountUsage } from './usage-route.js';
+import { mountApprovals } from './approval-route.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -31,6 +32,8 @@ export interface HttpAppOptions {
   wrongTokens?: WrongTokens;
   /** API_MAX_TURNS_IN_FLIGHT: `/api/chat` turns at once (default: what the heap holds, see in-flight.ts). */
   maxTurnsInFlight?: number;
+  /** ATTACHMENT_MAX_BYTES: `/api/chat`'s files together, base64 in `attachments` (the rest of the body keeps the 1 MB limit). */
+  maxAttachmentBytes?: number;
 }
 
 /**
@@ -49,6 +52,7 @@ export function createHttpApp({
   adminToken,
   wrongTokens,
   maxTurnsInFlight = turnsTheHeapHolds(),
+  maxAttachmentBytes = 20 * 1024 * 1024,
 }: HttpAppOptions): Hono {
   const app = new Hono();
   // Refused before it is read into memory, whatever the Content-Length claims.
@@ -69,13 +73,30 @@ export function createHttpApp({
   app.get('/healthz', (c) => c.json({ ok: true, ...health?.() }));
 
   app.use('/api/*', apiCaller({ apiToken, trustProxy, data, log }));
-  app.use('/api/*', limitBody);
+  // `/api/chat` takes files inline: its limit is 1 MB plus the files' base64 (chat-route.ts holds the rest to 1 MB).
+  const chatBodyMax = MAX_BODY_BYTES + Math.ceil(maxAttachmentBytes / 3) * 4;
+  app.use(
+    '/api/chat',
+    bodyLimit({
+      maxSize: chatBodyMax,
+      onError: (c) =>
+        c.json(
+          errorBody(
+            'payload_too_large',
+            `The request body is larger than ${Math.round(chatBodyMax / (1024 * 1024))} MB (1 MB, plus the files in \`attachments\`).`,
+          ),
+          413,
+        ),
+    }),
+  );
+  app.use('/api/*', async (c, next) => (c.req.path === '/api/chat' ? next() : limitBody(c, next)));
   app.use(
     '/api/*',
     jsonBodiesOnly((message) => errorBody('unsupported_media_type', message)),
   );
   mountUsage(app, data);
-  mountChat(app, { agent, log, data, maxTurnsInFlight });
+  mountChat(app, { agent, log, data, maxTurnsInFlight, maxBodyBytes: MAX_BODY_BYTES });
+  mountApprovals(app, { agent, log, data });
 
   app.notFound((c) => c.json(errorBody('not_found', `No route for ${c.req.method} ${c.req.path}.`), 404));
   app.onError((err, c) => {

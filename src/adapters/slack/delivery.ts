@@ -1,5 +1,7 @@
+import type { Logger } from '../../telemetry/logger.js';
 import type { webApi } from '@slack/bolt';
 import { untilAborted, type Delivery } from '../../inbox/index.js';
+import { heldForRetry } from '../retry-turn.js';
 import { threadTitle } from './assistant-copy.js';
 import { deliverCommand } from './command-delivery.js';
 import type { HandlerDeps, SlackWork } from './handler-deps.js';
@@ -9,6 +11,8 @@ import { noticeMessage, renderReply } from './render.js';
 import { findMarker, formatMarker, parseMarkers } from './replay-marker.js';
 import { audienceOf, runTurn } from './run-turn.js';
 import { slackErrorCode } from './slack-errors.js';
+import { slackThreadContext } from './thread-context.js';
+import type { IncomingMessage } from '../../contract/turn.js';
 
 /**
  * Answers one inbox entry, on whichever replica runs it: the workspace's client, then by kind:
@@ -40,7 +44,7 @@ async function deliverInThread(
   deps: HandlerDeps,
 ): Promise<void> {
   const { log } = deps;
-  const { message } = work;
+  const message = withThreadContext(work, client, deps);
   // An AI-app thread is named after its first question.
   if (
     work.kind === 'message' &&
@@ -65,10 +69,35 @@ async function deliverInThread(
       userTeamId: work.userTeamId,
       status: true,
       ...(respond ? { respond } : {}),
+      ...(work.kind === 'action' && work.responseUrl && work.message.action?.id.startsWith('approval.')
+        ? { replaceClicked: replaceVia(work.responseUrl, log) }
+        : {}),
       audience: await audienceOf(deps, message, work.kind === 'message' ? (work.mentions ?? []) : []),
     },
     deps,
   );
+}
+
+/** A message in a thread gets the thread before it (fetched by the core when the turn runs, only what is new). */
+function withThreadContext(
+  work: Extract<SlackWork, { kind: 'message' | 'action' }>,
+  client: webApi.WebClient,
+  deps: HandlerDeps,
+): IncomingMessage {
+  const { message } = work;
+  if (work.kind !== 'message' || !work.ts || !deps.names) return message;
+  const threadContext = slackThreadContext({
+    client: deps.contextClient?.(client) ?? client,
+    names: deps.names,
+    state: deps.state,
+    workspaceId: message.workspaceId,
+    channel: message.channelId,
+    threadTs: message.threadId,
+    ts: work.ts,
+    ...(work.bot?.userId ? { botUserId: work.bot.userId } : {}),
+    ...(work.bot?.id ? { botId: work.bot.id } : {}),
+  });
+  return threadContext ? { ...message, threadContext } : message;
 }
 
 /**
@@ -91,12 +120,19 @@ async function deliverEphemeralClick(
   const message = { ...work.message, role: await deps.roles.of(client, work.message.workspaceId, work.message.userId) };
   const audience: SlackAudience = { people: new Set([message.userId]), unfurlDomains: deps.unfurlDomains };
   const bodies: object[] = [];
-  for await (const event of untilAborted(deps.agent.handle(message, d.signal), d.signal)) {
+  const turn = heldForRetry(d, (signal, options) => deps.agent.handle(message, signal, options));
+  for await (const event of untilAborted(turn.events, turn.signal)) {
     if (event.type === 'reply')
       for (const m of renderReply(event.reply).messages) bodies.push(inertMessage({ ...m }, audience));
     else if (event.type === 'error' && event.notify !== false)
       bodies.push(inertMessage({ ...noticeMessage(event.message) }, audience));
   }
+  turn.rethrow();
   for (const body of bodies) await postPrivately(work.responseUrl, body, log);
   await d.record(formatMarker({ kind: 'delivered' })).catch(() => {});
+}
+
+/** Replaces the clicked message through the click's response_url (an approval message once decided). */
+function replaceVia(responseUrl: string, log: Logger): (body: object) => Promise<void> {
+  return (body) => postPrivately(responseUrl, { replace_original: true, ...body }, log);
 }

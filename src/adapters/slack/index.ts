@@ -5,7 +5,8 @@ import { isAdminPort } from '../../data/rpc-port.js';
 import { metrics } from '../../telemetry/metrics.js';
 import type { AdapterDeps, PlatformAdapter } from '../platform.js';
 import { boltLogger } from './bolt-logger.js';
-import { createSlackRoles } from './user-roles.js';
+import { createSlackPeople } from './user-roles.js';
+import { createContextClients } from './thread-context.js';
 import { registerHandlers } from './handlers.js';
 import { registerAppHome } from './app-home.js';
 import { createSlackFetch } from './http-transport.js';
@@ -128,9 +129,12 @@ export function createSlackAdapter(
       : {}),
     log,
     maxPerThread: config.INBOX_THREAD_QUEUE_MAX,
-    roles: createSlackRoles(log),
+    // One users.info per person for both: the asker's role and thread authors' names.
+    ...createSlackPeople(log),
+    contextClient: createContextClients({ ...clientOptions(), logger }),
     unfurlDomains: config.SLACK_UNFURL_DOMAINS,
     writer: opts.writer,
+    ...(config.SLACK_API_URL ? { slackApiUrl: config.SLACK_API_URL } : {}),
   });
 
   // The Home tab: what the bot can do here, the user's own usage.

@@ -7,6 +7,7 @@ import { createRedisConnection, watchRedisConnection, watchRedisPersistence } fr
 import { describeRedisUrl } from '../net/redis-url.js';
 import { settledWithin } from '../net/settled-within.js';
 import type { Logger } from '../telemetry/logger.js';
+import { createOutageNotice } from '../telemetry/outage-notice.js';
 import { watchRedisEpoch } from './redis-epoch.js';
 import { createOutageLog, onceRedisAnswers, retryDelayMs, shouldRetry } from './retry.js';
 import { BEGIN, CLEAR, FINISH, GATE } from './redis-scripts.js';
@@ -273,9 +274,13 @@ export async function createRedisInbox(
         // Names this replica in Redis' client list (the operator console's per-replica "last seen").
         name: `${hostname()}-${pid}`,
       });
+      // After an outage one entry can report several lock errors (renew, finish, delay): told once,
+      // the rest at debug, until an entry completes again.
+      const workerErrors = createOutageNotice(log, 'the inbox worker completes entries again');
       worker.on('error', (err) => {
-        if (connection.status === 'ready') log.warn({ err }, 'inbox worker error');
+        if (connection.status === 'ready') workerErrors.failed({ err }, 'inbox worker error');
       });
+      worker.on('completed', () => workerErrors.ok());
       worker.on('stalled', (jobId) => log.warn({ entry: jobId }, 'inbox entry whose runner died is run again'));
       worker.on('failed', (job, err) => {
         // A run that threw outside its delivery (a bug, or Redis away mid-step with no tries left).
@@ -286,7 +291,9 @@ export async function createRedisInbox(
           );
       });
       void worker.run();
-      workerClients = [connection, await worker.waitUntilReady()];
+      await worker.waitUntilReady();
+      const blocking = await worker.getBackend().blockingClient;
+      workerClients = [connection, ...(blocking ? [blocking] : [])];
     },
     async stop(drainMs = 10_000) {
       const w = worker;
@@ -304,7 +311,7 @@ export async function createRedisInbox(
           for (const client of workerClients) client.disconnect();
         } else {
           await settledWithin(
-            w.client.then((c) => c.quit()),
+            w.getBackend().client.then((c) => c.quit()),
             STOP_GRACE_MS,
           );
         }

@@ -108,13 +108,16 @@ function inertMessage(m: OutgoingMessage): OutgoingMessage {
   return { ...m, content: t(m.content), embeds };
 }
 
-/** The message shown while a turn runs: the text so far, then a small status line. */
-export function renderProgress(text: string, status: string | undefined): string {
+/**
+ * The message shown while a turn runs: the text so far, then a small status line; `lead`, a line
+ * of ours before the text (a continuation's mark).
+ */
+export function renderProgress(text: string, status: string | undefined, lead = ''): string {
   const statusLine = status ? `-# ${inertDiscordText(truncate(status.replaceAll('\n', ' '), 200))}` : '';
-  const room = LIMITS.content - statusLine.length - 1;
+  const room = LIMITS.content - statusLine.length - 1 - (lead ? lead.length + 1 : 0);
   // Cut to what the message shows (with room for what inert text adds), then made inert, then cut to fit.
   const body = truncate(inertDiscordText(cutAt(text.trim(), 2 * room)), room);
-  return [body, statusLine].filter(Boolean).join('\n') || '-# …';
+  return [lead, body, statusLine].filter(Boolean).join('\n') || '-# …';
 }
 
 /** A block's texts made inert (src/adapters/discord/inert.ts); ids, values and file data are not text Discord shows. */

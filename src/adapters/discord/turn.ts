@@ -98,7 +98,13 @@ async function live(
         case 'reply': {
           stopTyping();
           const buttons = replyButtons(event.reply);
-          const refs = await live.finish(renderReply(event.reply, { customIds: await deps.actions.encode(buttons) }));
+          const customIds = await deps.actions.encode(buttons);
+          // Text already sealed in earlier messages stays there: the final messages carry the rest.
+          const refs = await live.finish((sealed) => {
+            const continuing = sealed !== undefined && event.reply.text.startsWith(sealed);
+            const reply = continuing ? { ...event.reply, text: event.reply.text.slice(sealed.length) } : event.reply;
+            return { messages: renderReply(reply, { customIds }), continuing };
+          });
           const last = refs.at(-1);
           if (buttons.length > 0 && last) await deps.onButtons?.(last, message);
           break;

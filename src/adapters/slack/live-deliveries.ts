@@ -8,6 +8,9 @@ import { escapeMrkdwn } from './text.js';
 import { inertStreamAppend, inertStreamBlocks, inertStreamText } from './inert.js';
 import { turnMetadata, type ThreadPoster, type ThreadTarget } from './thread-poster.js';
 
+/** Slack refused an append because the message is full or Slack ended the stream: a continuation takes the text on. */
+export const ROLL_OVER_CODES = new Set(['msg_too_long', 'message_not_in_streaming_state']);
+
 /** A tool call as the live message shows it. */
 export interface Task {
   title: string;
@@ -25,6 +28,8 @@ export class StreamDelivery {
   private streamer: webApi.ChatStreamer | undefined;
   /** Whether the markdown streamed so far ends inside a code fence (as the renderer read it: its links are already inert). */
   private inFence = false;
+  /** When the open stream was started (Date.now()). */
+  private startedAt = 0;
 
   constructor(
     private readonly target: ThreadTarget,
@@ -41,7 +46,10 @@ export class StreamDelivery {
   /** One append; the first one starts the stream, which counts as a message posted in the thread. */
   async append(args: { markdown_text?: string; chunks?: types.AnyChunk[] }): Promise<void> {
     const starting = !this.streamer?.ts;
-    if (!this.streamer) this.inFence = false;
+    if (!this.streamer) {
+      this.inFence = false;
+      this.startedAt = Date.now();
+    }
     this.streamer ??= this.target.client.chatStream({
       channel: this.target.channel,
       thread_ts: this.target.threadTs,
@@ -73,6 +81,35 @@ export class StreamDelivery {
     return Boolean(
       await this.slack.call('chat.stopStream', () => streamer.stop(Object.keys(final).length ? final : undefined)),
     );
+  }
+
+  /** How long the open stream has run (0 when none is open). */
+  age(now = Date.now()): number {
+    return this.streamer ? now - this.startedAt : 0;
+  }
+
+  /**
+   * Ends the stream so that a continuation message can take over (a rollover): its last
+   * `markdown` (made inert as any last append) and the turn's tag, straight to chat.stopStream, so
+   * that text of an append Slack refused (still in the SDK streamer's buffer) is not sent again.
+   * Returns Slack's error code when it refused (not reported: the writer carries the text on).
+   */
+  async end(markdown: string): Promise<string | undefined> {
+    const ts = this.streamer?.ts;
+    const text = markdown ? this.inert({ markdown_text: markdown }, true).markdown_text : undefined;
+    this.streamer = undefined;
+    if (!ts) return undefined;
+    try {
+      await this.target.client.chat.stopStream({
+        channel: this.target.channel,
+        ts,
+        ...(text ? { markdown_text: text } : {}),
+        ...(this.target.turnId ? { metadata: turnMetadata(this.target.turnId) } : {}),
+      });
+      return undefined;
+    } catch (err) {
+      return slackErrorCode(err);
+    }
   }
 
   /**
@@ -160,6 +197,12 @@ export class UpdateDelivery {
     this.lastUpdate = Date.now();
     if (this.ts) await this.slack.update(this.ts, message);
     else this.ts = (await this.slack.post(message))?.ts;
+  }
+
+  /** The live message is done with `message` as its final content; the next `show` posts a new one. */
+  async seal(message: SlackMessage): Promise<void> {
+    await this.replace(message);
+    this.ts = undefined;
   }
 
   /** The final content: the live message edited, or posted anew when it cannot be. */

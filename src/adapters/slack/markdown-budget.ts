@@ -45,6 +45,25 @@ export class MarkdownBudget {
     return text;
   }
 
+  /**
+   * The live message is done (what it shows stays there) and a continuation message takes over:
+   * what was pending and the overflow move into it, as much as fits, cut after a whitespace
+   * where one is near the end; the rest stays overflow.
+   */
+  nextMessage(): void {
+    const rest = this.pending + this.overflow;
+    this.shown = '';
+    let cut = Math.min(rest.length, this.max);
+    if (cut < rest.length) {
+      const space = Math.max(rest.lastIndexOf('\n', cut - 1), rest.lastIndexOf(' ', cut - 1));
+      if (space >= this.max * 0.8) cut = space + 1;
+      // Never between the halves of a surrogate pair.
+      else if (/[\uD800-\uDBFF]/.test(rest[cut - 1] ?? '')) cut -= 1;
+    }
+    this.pending = rest.slice(0, cut);
+    this.overflow = rest.slice(cut);
+  }
+
   /** A new message will show it all again (the switch from a stream to post-and-update). */
   unflush(): void {
     this.pending = this.shown + this.pending;

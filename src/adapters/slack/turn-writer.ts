@@ -1,11 +1,12 @@
-import type { types } from '@slack/bolt';
 import type { TurnEvent } from '../../contract/turn.js';
 import type { Logger } from '../../telemetry/logger.js';
 import type { Reply } from '../../reply/model.js';
+import { AssistantStatus } from './assistant-status.js';
 import { SLACK_LIMITS as L } from './limits.js';
 import {
   liveMessage,
   replaceEarlier,
+  ROLL_OVER_CODES,
   StreamDelivery,
   taskChunk,
   UpdateDelivery,
@@ -26,6 +27,8 @@ export interface WriterOptions {
   streamFlushMs?: number;
   /** Fallback (no streaming): the live message is updated at most this often. */
   updateIntervalMs?: number;
+  /** A stream older than this ends and the answer continues in a new one (Slack ends streams after about 5 minutes). */
+  streamMaxAgeMs?: number;
   /**
    * What an earlier run of this turn recorded (replay markers, see replay-marker.ts): when it
    * names messages, this run edits them with the final answer instead of posting again.
@@ -45,7 +48,6 @@ export interface DeliveryResult {
 /** Streamed text goes out when this much is waiting (the SDK's own default), or after `streamFlushMs`. */
 const STREAM_CHUNK_CHARS = 256;
 const FIRST_FLUSH_MS = 300;
-const LOADING_MESSAGES = ['Thinking…', 'Looking through what I know…', 'Putting the answer together…'];
 
 /**
  * Renders a turn's events into a Slack thread: the event switch and the pacing. The answer goes
@@ -69,11 +71,11 @@ export class TurnWriter {
   private readonly tasks = new Map<string, Task>();
   private timer: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
-  private statusOn: boolean;
-  private statusSent = false;
+  private readonly status: AssistantStatus;
   private readonly slack: ThreadPoster;
   private readonly flushMs: number;
   private readonly updateMs: number;
+  private readonly maxAgeMs: number;
   private readonly log: Logger;
   private readonly recorded: ReplayMarker[];
   private readonly record: (id: string) => Promise<void>;
@@ -85,14 +87,15 @@ export class TurnWriter {
     private readonly target: ThreadTarget,
     opts: WriterOptions,
   ) {
-    this.statusOn = target.status;
     // About one append a second per stream: smooth to read, well inside Slack's rate limits.
     this.flushMs = opts.streamFlushMs ?? 1_000;
     this.updateMs = opts.updateIntervalMs ?? 1_000;
+    this.maxAgeMs = opts.streamMaxAgeMs ?? 240_000;
     this.log = opts.log.child({ channel: target.channel, thread: target.threadTs });
     this.recorded = parseMarkers(opts.recorded ?? []);
     this.record = opts.record ?? (async () => undefined);
     this.earlier = earlierMessages(this.recorded);
+    this.status = new AssistantStatus(target, this.log);
     this.slack = new ThreadPoster(target, this.log, (ts) => this.remember({ kind: 'post', ts }));
     this.stream = new StreamDelivery(target, this.slack, (ts) => this.remember({ kind: 'stream', ts }));
   }
@@ -125,7 +128,7 @@ export class TurnWriter {
       case 'status':
       case 'reasoning_status':
         // Reasoning shows as the assistant status ("Reasoning…") until the answer starts; never its text.
-        if (this.mode === 'idle') await this.enqueue(() => this.setStatus(event.text));
+        if (this.mode === 'idle') await this.enqueue(() => this.status.set(event.text));
         return;
       case 'text_delta':
         return this.addText(event.text);
@@ -202,7 +205,9 @@ export class TurnWriter {
   }
 
   private async flushStream(): Promise<void> {
-    if (!this.streamable || (this.mode !== 'idle' && this.mode !== 'stream')) return;
+    if (this.mode !== 'idle' && this.mode !== 'stream') return;
+    await this.rollOverIfDue();
+    if (!this.streamable) return;
     await this.streamAppend({ markdown_text: this.streamable });
   }
 
@@ -214,10 +219,10 @@ export class TurnWriter {
   // ── streaming ───────────────────────────────────────────────────────────────────────────
 
   /**
-   * One append carrying `args`, whose markdown is the head of the pending text. On failure the turn falls
-   * back to post + update, unless the thread is unwritable.
+   * One append carrying `args`, whose markdown is the head of the pending text. A full or ended stream rolls
+   * over once; other failures fall back to post + update, unless the thread is unwritable.
    */
-  private async streamAppend(args: { markdown_text?: string; chunks?: types.AnyChunk[] }): Promise<void> {
+  private async streamAppend(args: Parameters<StreamDelivery['append']>[0], again = false): Promise<void> {
     const starting = this.mode !== 'stream';
     try {
       if (starting && !this.intentRecorded) {
@@ -232,9 +237,28 @@ export class TurnWriter {
       const code = slackErrorCode(err);
       // Posting would fail the same way: say so once and stop writing to this thread.
       if (isUnwritable(code)) return this.slack.failedWith(method, code);
+      // Nothing of a refused append was shown: it starts the continuation message (once).
+      if (!starting && !again && ROLL_OVER_CODES.has(code)) {
+        await this.rollOver(code, '');
+        return this.streamAppend(args, true);
+      }
       this.log.warn({ code, method }, 'slack streaming unavailable; falling back to post and update');
       await this.enterFallback();
     }
+  }
+
+  /** The live stream is full or near Slack's time limit: it ends and the answer continues in a new message. */
+  private async rollOverIfDue(): Promise<void> {
+    const due = this.text.overflow ? 'size' : this.stream.age() >= this.maxAgeMs ? 'age' : undefined;
+    if (due && this.mode === 'stream' && this.stream.open) await this.rollOver(due, this.streamable);
+  }
+
+  /** Ends the stream with `last` (the head of pending); what it did not show goes into the next message. */
+  private async rollOver(reason: string, last: string): Promise<void> {
+    const code = await this.stream.end(last);
+    if (!code) this.text.flushed(last);
+    this.text.nextMessage();
+    this.log.info({ reason, ...(code ? { code } : {}) }, 'slack answer continues in a new message');
   }
 
   private async closeStream(): Promise<void> {
@@ -247,6 +271,7 @@ export class TurnWriter {
     const task = this.tasks.get(callId);
     if (!task) return;
     if (this.mode === 'fallback') return this.scheduleUpdate();
+    await this.rollOverIfDue();
     const text = this.streamable;
     await this.streamAppend({ ...(text ? { markdown_text: text } : {}), chunks: [taskChunk(callId, task)] });
   }
@@ -267,6 +292,12 @@ export class TurnWriter {
   }
 
   private async updateLive(): Promise<void> {
+    // The live message is full: it keeps its text and a new message continues the answer.
+    if (this.text.overflow && this.updates?.posted) {
+      await this.updates.seal(liveMessage(this.text.live, []));
+      this.text.flushAll();
+      this.text.nextMessage();
+    }
     await this.updates?.show(liveMessage(this.text.live, this.tasks.values()));
   }
 
@@ -286,18 +317,23 @@ export class TurnWriter {
       await this.slack.postAll(renderReply(reply).messages);
     } else if (this.mode === 'stream') {
       this.text.append(rest);
+      // All the text goes out in appends (a full, old or ended stream rolls over); the stop carries the blocks.
+      do {
+        await this.rollOverIfDue();
+        if (this.text.pending) await this.streamAppend({ markdown_text: this.text.pending });
+      } while (this.text.overflow && this.mode === 'stream');
       const rendered = renderReply(
         { text: this.text.overflow, blocks: reply.blocks },
         { firstMessageMarkdownUsed: this.text.used },
       );
       const [first, ...more] = rendered.messages;
-      if (this.stream.open) {
-        const stopped = await this.stream.stop({
+      const stopped =
+        this.stream.open &&
+        (await this.stream.stop({
           ...(this.text.pending ? { markdown_text: this.text.pending } : {}),
           ...(first?.blocks.length ? { blocks: first.blocks } : {}),
-        });
-        if (!stopped && first?.blocks.length) more.unshift(first);
-      }
+        }));
+      if (!stopped && first?.blocks.length) more.unshift(first);
       this.text.flushAll();
       await this.slack.postAll(more);
     } else if (this.mode === 'fallback') {
@@ -341,24 +377,6 @@ export class TurnWriter {
   }
 
   // ── plumbing ────────────────────────────────────────────────────────────────────────────
-
-  private async setStatus(text: string): Promise<void> {
-    if (!this.statusOn) return;
-    const first = !this.statusSent;
-    this.statusSent = true;
-    try {
-      await this.target.client.assistant.threads.setStatus({
-        channel_id: this.target.channel,
-        thread_ts: this.target.threadTs,
-        status: 'is working on it…',
-        loading_messages: first ? [text, ...LOADING_MESSAGES.filter((m) => m !== text)] : [text],
-      });
-    } catch (err) {
-      // Status is decoration: workspaces without AI-app threads refuse it. Stop asking this turn.
-      this.statusOn = false;
-      this.log.debug({ code: slackErrorCode(err) }, 'assistant.threads.setStatus refused');
-    }
-  }
 
   private enqueue(fn: () => Promise<void>): Promise<void> {
     const run = this.queue.then(fn);

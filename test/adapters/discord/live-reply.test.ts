@@ -4,7 +4,7 @@
  */
 import type { Message, SendableChannels } from 'discord.js';
 import { describe, expect, it } from 'vitest';
-import { createLiveReply } from '../../../src/adapters/discord/live-reply.js';
+import { CONTINUED, createLiveReply, LIVE_PIECE } from '../../../src/adapters/discord/live-reply.js';
 import type { OutgoingMessage } from '../../../src/adapters/discord/render.js';
 import {
   INTERACTION_WINDOW_MS,
@@ -89,6 +89,46 @@ describe('live reply', () => {
     await answered.finish([msg('Answer.')]);
     await answered.fail('Could not post part two.');
     expect(after.writes.map((w) => w.op)).toEqual(['open', 'notice']);
+  });
+
+  it('seals a full live message and goes on in a new one, one write per interval; the final reply continues it', async () => {
+    const { sink, writes } = recordingSink();
+    const live = createLiveReply(sink, { minIntervalMs: 30, log: silentLogger() });
+    const text = Array.from({ length: 800 }, (_, i) => `w${i}`).join(' ');
+    expect(text.length).toBeGreaterThan(2 * LIVE_PIECE);
+    live.update({ text });
+    while (writes.length < 3) await sleep(10);
+    let head: string | undefined;
+    const refs = await live.finish((sealed) => {
+      head = sealed;
+      return { messages: [msg(text.slice(sealed!.length).trim())], continuing: true };
+    });
+    expect(head && text.startsWith(head)).toBe(true);
+    expect(writes.map((w) => w.op)).toEqual(['open', 'send', 'send', 'edit']);
+    for (const w of writes) expect(w.content.length).toBeLessThanOrEqual(2_000);
+    for (const w of writes.slice(1)) expect(w.content.startsWith(`${CONTINUED}\n`)).toBe(true);
+    // The words, in order, once each: the sealed pieces and the final message.
+    const shown = [writes[0]!, writes[1]!, writes[3]!].map((w) => w.content.replace(`${CONTINUED}\n`, '')).join(' ');
+    expect(shown.split(/\s+/)).toEqual(text.split(' '));
+    for (let i = 1; i < writes.length; i++) expect(writes[i]!.at - writes[i - 1]!.at).toBeGreaterThanOrEqual(28);
+    expect(refs.map((r) => r.id)).toEqual(['m1', 'm2', 'm3']);
+  });
+
+  it('replaces every live message with the final ones when the text started again (a new step)', async () => {
+    const { sink, writes } = recordingSink();
+    const removed: string[] = [];
+    sink.remove = async (ref) => void removed.push(ref.id);
+    const live = createLiveReply(sink, { minIntervalMs: 20, log: silentLogger() });
+    live.update({ text: 'x '.repeat(1_000) });
+    while (writes.length < 2) await sleep(5);
+    live.update({ text: 'The answer.' });
+    const refs = await live.finish((sealed) => {
+      expect(sealed).toBeUndefined();
+      return { messages: [msg('The answer.')], continuing: false };
+    });
+    expect(writes.at(-1)).toMatchObject({ op: 'edit', content: 'The answer.' });
+    expect(refs).toHaveLength(1);
+    expect(removed.length).toBeGreaterThan(0);
   });
 
   it('skips progress edits Discord refuses and still attempts the final one', async () => {

@@ -425,10 +425,15 @@ describe('Slack over HTTP (Events API)', () => {
     const [streamed, ...more] = rig.slack.threadReplies('C0CHAN1', post.ts);
     expect(streamed!.stream!.markdown.length).toBeLessThanOrEqual(12_000);
     expect(more.length).toBeGreaterThan(0);
-    const continued = more
-      .flatMap((m) => (m.blocks ?? []) as { type: string; text?: string }[])
-      .filter((b) => b.type === 'markdown')
-      .map((b) => b.text);
+    // Continuations are streams of their own (issue 46); a finished post's text is in its markdown blocks.
+    for (const m of more) expect(m.stream?.markdown.length ?? 0).toBeLessThanOrEqual(12_000);
+    const continued = more.flatMap((m) =>
+      m.stream
+        ? [m.stream.markdown]
+        : ((m.blocks ?? []) as { type: string; text?: string }[])
+            .filter((b) => b.type === 'markdown')
+            .map((b) => b.text),
+    );
     const shown = [streamed!.stream!.markdown, ...continued].join(' ').replace(/\s+/g, ' ');
     // Nothing lost, nothing repeated (compared by length first to keep a failure readable).
     expect(shown.length).toBe(long.length);

@@ -24,6 +24,23 @@ describe('the live message’s markdown budget', () => {
     expect([b.shown, b.pending]).toEqual(['', 'abcdef']);
   });
 
+  it('a continuation message takes what was not shown, as much as fits, cut after a space near the end', () => {
+    const b = new MarkdownBudget(10);
+    b.append('abc ');
+    b.flushAll();
+    b.append('def');
+    b.append(' ghijk lmnopq rs');
+    expect([b.shown, b.pending, b.overflow]).toEqual(['abc ', 'def', ' ghijk lmnopq rs']);
+    b.nextMessage();
+    // 'def ghijk ' ends with a space within the last fifth: the cut is there, nothing lost or repeated.
+    expect([b.shown, b.pending, b.overflow]).toEqual(['', 'def ghijk ', 'lmnopq rs']);
+    b.flushAll();
+    b.nextMessage();
+    expect([b.shown, b.pending, b.overflow]).toEqual(['', 'lmnopq rs', '']);
+    b.append('!');
+    expect([b.pending, b.overflow]).toEqual(['lmnopq rs!', '']);
+  });
+
   it('counts what is shown against the budget', () => {
     const b = new MarkdownBudget(6);
     b.append('abcd');

@@ -63,6 +63,8 @@ export async function startSlackRig(opts: {
   /** Shared with another rig (replicas of one app); the caller closes it. */
   slack?: FakeSlack;
   data?: DataPort;
+  /** The turn writer's options over the rig's (e.g. a short `streamMaxAgeMs`). */
+  writer?: { streamMaxAgeMs?: number };
 }): Promise<SlackRig> {
   const llm = opts.llm ?? (await startFakeOpenAI());
   const slack = opts.slack ?? (await startFakeSlack({ botUserId: BOT_USER, socketMode: opts.mode === 'socket' }));
@@ -82,7 +84,7 @@ export async function startSlackRig(opts: {
   });
   const adapter = createSlackAdapter(h.sb, {
     socketClientPingTimeoutMs: 200,
-    writer: { updateIntervalMs: RIG_UPDATE_INTERVAL_MS, streamFlushMs: 50 },
+    writer: { updateIntervalMs: RIG_UPDATE_INTERVAL_MS, streamFlushMs: 50, ...opts.writer },
   });
   if (!adapter) throw new Error('the Slack adapter was not created');
   let server: RunningServer | undefined;

@@ -36,6 +36,8 @@ export interface FakeDiscordOptions {
   /** GET /gateway/bot's recommended shard count (default 1) and session_start_limit.max_concurrency (default 1). */
   recommendedShards?: number;
   maxConcurrency?: number;
+  /** Enforces Discord's edit rate limit (e.g. 5 edits per 5 s a channel): 429 with retry_after past it. Default: not enforced. */
+  editRateLimit?: { edits: number; perMs: number };
 }
 
 export type HttpSignature = 'valid' | 'forged' | 'missing' | 'stale';
@@ -143,6 +145,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     gatewayUrl: gateway.url,
     recommendedShards: options.recommendedShards ?? 1,
     maxConcurrency: options.maxConcurrency ?? 1,
+    ...(options.editRateLimit ? { editRateLimit: options.editRateLimit } : {}),
   });
   world.attachGateway(gateway);
 

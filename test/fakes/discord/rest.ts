@@ -47,9 +47,14 @@ export interface RestOptions {
   /** What GET /gateway/bot recommends: the shard count and the identify concurrency. */
   recommendedShards: number;
   maxConcurrency: number;
+  /**
+   * Discord's edit rate limit (5 edits of a channel's messages per 5 s): an edit past it answers
+   * 429 with `retry_after` and Discord's rate-limit headers. Undefined: not enforced.
+   */
+  editRateLimit?: { edits: number; perMs: number };
 }
 
-type Reply = { status: number; body?: unknown };
+type Reply = { status: number; body?: unknown; headers?: Record<string, string> };
 const error = (status: number, code: number, message: string, errors?: unknown): Reply => ({
   status,
   body: { code, message, ...(errors ? { errors } : {}) },
@@ -65,6 +70,29 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
   const readFailures: Reply[] = [];
   let readDelayMs = 0;
   const isRead = (method: string, path: string) => method === 'GET' && /^\/channels\/\d+\/messages/.test(path);
+  /** Accepted edits by channel (or interaction webhook), for the edit rate limit. */
+  const edits = new Map<string, number[]>();
+  function rateLimited(method: string, path: string, at: number): Reply | undefined {
+    const limit = opts.editRateLimit;
+    const bucket =
+      /^\/channels\/(\d+)\/messages\/\d+$/.exec(path)?.[1] ?? /^\/webhooks\/\d+\/([^/]+)\/messages\//.exec(path)?.[1];
+    if (!limit || method !== 'PATCH' || !bucket) return undefined;
+    const recent = (edits.get(bucket) ?? []).filter((t) => at - t < limit.perMs);
+    edits.set(bucket, recent);
+    if (recent.length < limit.edits) return void recent.push(at);
+    const seconds = Math.max(0.001, (recent[0]! + limit.perMs - at) / 1000).toFixed(3);
+    return {
+      status: 429,
+      body: { message: 'You are being rate limited.', retry_after: Number(seconds), global: false },
+      headers: {
+        'retry-after': seconds,
+        'x-ratelimit-limit': String(limit.edits),
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset-after': seconds,
+        'x-ratelimit-scope': 'user',
+      },
+    };
+  }
 
   const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const at = performance.now();
@@ -99,7 +127,7 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
       readDelayMs = 0;
       await new Promise((resolve) => setTimeout(resolve, ms));
     }
-    const failed = isRead(method, path) ? readFailures.shift() : undefined;
+    const failed = isRead(method, path) ? readFailures.shift() : rateLimited(method, path, at);
     const reply: Reply = failed
       ? failed
       : call.problems.length > 0
@@ -108,7 +136,10 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
     call.status = reply.status;
     call.response = reply.body;
     if (reply.status < 300) call.responseProblems = spec.checkResponse(method, path, reply.status, reply.body);
-    res.writeHead(reply.status, reply.body === undefined ? {} : { 'content-type': 'application/json' });
+    res.writeHead(reply.status, {
+      ...(reply.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...reply.headers,
+    });
     res.end(reply.body === undefined ? undefined : JSON.stringify(reply.body));
   };
   /** The interactions endpoint's HTTP response, taken as the callback (HTTP interactions). */

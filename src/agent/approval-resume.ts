@@ -41,7 +41,8 @@ export async function holdForApproval(
 /**
  * A decision (a click, `POST /api/approvals/{id}`, the console's y/n): decided once; when the
  * step's last call is decided, the approved calls run and the loop goes on from the thread's
- * history in the same thread. Returns the turn's result (its reply, usage and tool calls).
+ * history in the same thread. Returns the turn's result (its reply, usage and tool calls), or
+ * `quiet` for the sweep's expiry entry of a step already decided (nothing to say).
  */
 export async function resumeApproval(
   deps: ApprovalDeps,
@@ -50,7 +51,7 @@ export async function resumeApproval(
   threadKey: string,
   signal: AbortSignal,
   emit: (e: TurnEvent) => void,
-): Promise<LoopResult | { refused: string }> {
+): Promise<LoopResult | { refused: string } | { quiet: true }> {
   const { message, tenant, state, log, now } = scope;
   const base: LoopInput = {
     llm: answerDeps.llm,
@@ -82,6 +83,7 @@ export async function resumeApproval(
   };
   const decided = await decideApproval(deps, scope, threadKey, base, signal, emit);
   if (decided.kind === 'refused') return { refused: decided.text };
+  if (decided.kind === 'quiet') return { quiet: true };
   if (decided.kind === 'answered') return quiet(decided.text);
   const paused = getToolState<Paused>(state, PAUSED, () => ({ messages: [] }));
   delete state.tools[PAUSED];

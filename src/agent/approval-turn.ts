@@ -4,6 +4,7 @@ import type { ChatMessage } from '../contract/llm.js';
 import type { TurnEvent } from '../contract/turn.js';
 import { UserFacingError } from '../contract/turn.js';
 import { approvalSettings } from '../contract/approvals.js';
+import { approverWords, mayNotDecide } from './approval-approvers.js';
 import type { Block } from '../reply/model.js';
 import { truncate } from '../reply/text.js';
 import { fenceToolOutput } from '../security/fence.js';
@@ -35,6 +36,11 @@ export function stillPaused(state: TurnScope['state'], callId: string): boolean 
   const answered = messages.some((m) => m.role === 'tool' && m.tool_call_id === callId);
   return asked && !answered;
 }
+
+/** The verb of the sweep's entry for an approval nobody decided in time (`approval.expire`; no button has it). */
+export const EXPIRE_VERB = 'expire';
+/** How far the app's clock may be behind the database's when an expiry entry arrives. */
+const EXPIRY_SKEW_MS = 5_000;
 
 export function isApprovalAction(action: { id: string } | undefined): boolean {
   return action !== undefined && action.id.split('.', 1)[0] === APPROVAL_ACTION;
@@ -112,6 +118,8 @@ export type Decided =
   | { kind: 'refused'; text: string }
   /** Nothing more to do: the reply says why (already decided, waiting for the step's other calls). */
   | { kind: 'answered'; text: string }
+  /** Nothing to say: an expiry entry (the sweep's) for a step someone or something already decided. */
+  | { kind: 'quiet' }
   /** Every call of the step is decided: these tool messages close it, then the loop goes on. */
   | { kind: 'resume'; results: ChatMessage[]; toolCalls: LoopResult['toolCalls'] };
 
@@ -133,21 +141,24 @@ export async function decideApproval(
   const verb = action.id.slice(APPROVAL_ACTION.length + 1);
   const id = action.value ?? '';
   const row = await deps.store.get(tenant.id, id);
-  if (!row || row.thread_key !== threadKeyValue)
+  const expiry = verb === EXPIRE_VERB;
+  if (!row || row.thread_key !== threadKeyValue) {
+    if (expiry) return { kind: 'quiet' };
     throw new UserFacingError('bad_request', 'That approval is not known in this thread.');
-  const approvers = approvalSettings({ approvals: { approvers: row.approvers } }).approvers ?? {};
-  const named = Boolean(approvers.users?.length || approvers.discordRole);
-  const allowed = named
-    ? (approvers.users ?? []).includes(message.userId) ||
-      (approvers.discordRole !== undefined && (message.platformRoles ?? []).includes(approvers.discordRole))
-    : message.userId === row.asker_id;
-  if (!allowed) {
-    metrics.approvals.inc({ outcome: 'refused' });
-    log.info({ event: 'approval_refused', approvalId: id }, 'someone who may not approve clicked an approval');
-    return { kind: 'refused', text: `Only ${approverWords(approvers, row.asker_id)} can approve this.` };
   }
-  const ids = verb === 'all' ? (await deps.store.step(tenant.id, row.step_id)).map((s) => s.id) : [id];
-  const decision = verb === 'deny' ? 'denied' : 'approved';
+  const approvers = approvalSettings({ approvals: { approvers: row.approvers } }).approvers ?? {};
+  if (expiry) {
+    // The sweep's entry (no person): it may only expire what is past its time (a few seconds of clock skew allowed).
+    if (Date.parse(row.expires_at) > scope.now().getTime() + EXPIRY_SKEW_MS) {
+      log.warn({ event: 'approval_expiry_early', approvalId: id }, 'an expiry entry came before the approval expired');
+      return { kind: 'quiet' };
+    }
+  } else {
+    const refusal = await mayNotDecide(approvers, row.asker_id, message, log, id);
+    if (refusal) return refusal;
+  }
+  const ids = verb === 'all' || expiry ? (await deps.store.step(tenant.id, row.step_id)).map((s) => s.id) : [id];
+  const decision = expiry ? 'expired' : verb === 'deny' ? 'denied' : 'approved';
   // The same keyed hash as the turn record's user hash: the console can tell "the same person", not who.
   const by = createHmac('sha256', deps.hashKey)
     .update(`${message.platform}:${tenant.id}:${message.userId}`)
@@ -165,15 +176,18 @@ export async function decideApproval(
     // Decided before, but the thread still waits on the call: the run that decided it died before
     // saving (its entry is replayed here, on any replica); the turn resumes now, once.
     const replayed = decidedNow?.state !== 'pending' && left === 0 && stillPaused(scope.state, row.call_id);
+    // The sweep's entry for a step a click (or an earlier expiry) already closed: nothing to say.
+    if (!replayed && expiry) return { kind: 'quiet' };
     if (!replayed)
       return { kind: 'answered', text: `This was already decided (${stateWords(decidedNow?.state ?? 'pending')}).` };
   }
   const outcome = decidedNow?.state === 'expired' ? 'expired' : decision;
-  if (changed)
+  // A replayed expiry updates the approval message too (the run that expired it died before it could).
+  if (changed || (expiry && outcome === 'expired'))
     emit({
       type: 'approval_decided',
       outcome,
-      by: message.userId,
+      by: expiry ? '' : message.userId,
       at: decidedNow?.decided_at ?? new Date().toISOString(),
     });
   if (left > 0) return { kind: 'answered', text: 'Noted. Waiting for the other decisions of this request.' };
@@ -260,17 +274,6 @@ async function outcomeOf(
   return run.ok
     ? fenceToolOutput(call.tool, run.output.content)
     : fenceToolOutput(call.tool, `Error: ${run.error}`, 'error');
-}
-
-function approverWords(
-  approvers: { users?: string[] | undefined; discordRole?: string | undefined },
-  asker: string,
-): string {
-  const named = [
-    ...(approvers.users ?? []),
-    ...(approvers.discordRole ? [`holders of the Discord role ${approvers.discordRole}`] : []),
-  ];
-  return named.length ? named.join(', ') : `the person who asked (${asker})`;
 }
 
 function stateWords(state: string): string {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { int } from './fields.js';
 
 /**
  * How long a tool call waits for a person's OK (issue 43): `15m`, `900s`, `1h`, or a number of
@@ -21,4 +22,6 @@ const duration = z
 export const approvalSettingsEnv = z.object({
   /** How long a call that needs a person's OK waits for one (ms once parsed): `15m`, `900s`, `1h`. */
   APPROVAL_TIMEOUT: duration,
+  /** How often each replica looks for approvals past their time that nobody decided (ms; 100 ms to 1 h). */
+  APPROVAL_SWEEP_MS: int(30_000, 100, 3_600_000),
 });

@@ -217,6 +217,8 @@ export const ADMIN_FUNCTIONS = {
   approval_step: { tenant_id: 'uuid', step_id: 'uuid' },
   approval_set_message: { tenant_id: 'uuid', step_id: 'uuid', message_ref: 'jsonb' },
   approval_counts: { from: 'timestamp with time zone', to: 'timestamp with time zone' },
+  // Approvals past their time that nobody decided (the sweep's; issue 43).
+  approval_due: { platforms: 'text[]', now: 'timestamp with time zone?', limit: 'integer?' },
 } as const;
 
 export type ReadFunctionName = keyof typeof READ_FUNCTIONS;

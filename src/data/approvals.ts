@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { AdminDataPort } from './rpc-port.js';
-import { approvalCreatedRow, approvalDecidedRow, approvalRow, approvalStepRow } from './rows.js';
+import { approvalCreatedRow, approvalDecidedRow, approvalDueRow, approvalRow, approvalStepRow } from './rows.js';
 import type { Approvers } from '../contract/approvals.js';
 
 export type ApprovalRow = z.infer<typeof approvalRow>;
 export type DecidedApproval = z.infer<typeof approvalDecidedRow>;
 export type StepApproval = z.infer<typeof approvalStepRow>;
+export type DueApproval = z.infer<typeof approvalDueRow>;
 export type Decision = 'approved' | 'denied' | 'expired';
 
 /** Where a paused turn resumes: the thread and who asked. */
@@ -40,6 +41,11 @@ export interface ApprovalStore {
   step(tenantId: string, stepId: string): Promise<StepApproval[]>;
   /** Where the approval message was posted (so a decision can update it). */
   setMessage(tenantId: string, stepId: string, ref: Record<string, unknown>): Promise<void>;
+  /**
+   * Steps of these platforms, every tenant's, still pending past their expiry (one row each: its
+   * first call), oldest first. Reads only: the sweep hands each to the inbox, whose entry decides it.
+   */
+  due(platforms: string[], limit?: number): Promise<DueApproval[]>;
 }
 
 export function createApprovalStore(port: AdminDataPort): ApprovalStore {
@@ -83,6 +89,9 @@ export function createApprovalStore(port: AdminDataPort): ApprovalStore {
     },
     async setMessage(tenantId, stepId, ref) {
       await port.admin('approval_set_message', { tenant_id: tenantId, step_id: stepId, message_ref: ref }, zUpdated);
+    },
+    async due(platforms, limit = 100) {
+      return port.admin('approval_due', { platforms, limit }, approvalDueRow);
     },
   };
 }

@@ -50,6 +50,7 @@ import {
   approvalCountRow,
   approvalCreatedRow,
   approvalDecidedRow,
+  approvalDueRow,
   approvalRow,
   approvalStepRow,
 } from './rows/approvals.js';
@@ -121,6 +122,7 @@ export const ROW_SCHEMAS = {
   approval_step: approvalStepRow,
   approval_counts: approvalCountRow,
   approval_set_message: z.object({ updated: z.number().int() }),
+  approval_due: approvalDueRow,
   schema_info: schemaInfoRow,
   record_turn_usage: z.object({ id: z.coerce.number().int() }),
   record_turn_usages: z.object({ id: z.coerce.number().int() }),

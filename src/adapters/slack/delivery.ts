@@ -13,6 +13,9 @@ import { audienceOf, runTurn } from './run-turn.js';
 import { slackErrorCode } from './slack-errors.js';
 import { slackThreadContext } from './thread-context.js';
 import type { IncomingMessage } from '../../contract/turn.js';
+import { isApprovalAction } from '../../agent/approval-turn.js';
+import { isExpiryAction } from '../../agent/approval-sweep.js';
+import { groupCheck, replaceApprovalMessage } from './approvals.js';
 
 /**
  * Answers one inbox entry, on whichever replica runs it: the workspace's client, then by kind:
@@ -44,7 +47,12 @@ async function deliverInThread(
   deps: HandlerDeps,
 ): Promise<void> {
   const { log } = deps;
-  const message = withThreadContext(work, client, deps);
+  let message = withThreadContext(work, client, deps);
+  const approval = work.kind === 'action' && isApprovalAction(message.action);
+  const expiry = approval && isExpiryAction(message.action);
+  // An approval click: whether the clicker is in the approvers' user group is asked only if one may approve.
+  const inGroup = approval && !expiry ? groupCheck(deps, client, message) : undefined;
+  if (inGroup) message = { ...message, inGroup };
   // An AI-app thread is named after its first question.
   if (
     work.kind === 'message' &&
@@ -69,8 +77,18 @@ async function deliverInThread(
       userTeamId: work.userTeamId,
       status: true,
       ...(respond ? { respond } : {}),
-      ...(work.kind === 'action' && work.responseUrl && work.message.action?.id.startsWith('approval.')
+      ...(approval && work.kind === 'action' && work.responseUrl
         ? { replaceClicked: replaceVia(work.responseUrl, log) }
+        : {}),
+      // The sweep's expiry entry has no click: its approval message is found in the thread.
+      ...(expiry
+        ? {
+            replaceClicked: replaceApprovalMessage(
+              client,
+              { channel: message.channelId, threadTs: message.threadId, approvalId: message.action?.value ?? '' },
+              log,
+            ),
+          }
         : {}),
       audience: await audienceOf(deps, message, work.kind === 'message' ? (work.mentions ?? []) : []),
     },

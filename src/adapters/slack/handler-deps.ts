@@ -31,6 +31,14 @@ export interface HandlerDeps {
   names?: SlackNames;
   /** The client the thread's reads go through (a 429 fails them at once; see `createContextClients`). */
   contextClient?: (client: webApi.WebClient) => webApi.WebClient;
+  /** Members of the approvers' Slack user group (issue 43; `approvals.ts`). */
+  groups?: SlackGroups;
+}
+
+/** Members of a Slack user group, per workspace (`usergroups.users.list`, cached briefly). */
+export interface SlackGroups {
+  /** Whether `userId` is in `group`; throws when Slack will not say (missing scope, unknown group). */
+  has(client: webApi.WebClient, teamId: string, group: string, userId: string): Promise<boolean>;
 }
 
 /** What the Slack adapter records in the inbox for one event: enough to answer it on any replica. */

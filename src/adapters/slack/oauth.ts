@@ -26,6 +26,7 @@ export const SLACK_BOT_SCOPES = [
   'files:read',
   'files:write',
   'users:read',
+  'usergroups:read',
 ] as const;
 
 /** Which installation answers an event: Bolt's authorize query, recorded with each inbox entry. */

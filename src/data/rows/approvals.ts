@@ -55,4 +55,18 @@ export const approvalStepRow = z.object({
   created_at: text,
 });
 
+/** A step past its time that nobody decided (`approval_due`, the sweep's): its first call. */
+export const approvalDueRow = z.object({
+  tenant_id: uuid,
+  id: uuid,
+  step_id: uuid,
+  thread_key: text,
+  platform: text,
+  workspace_id: text,
+  channel_id: text,
+  thread_id: text,
+  asker_id: text,
+  expires_at: text,
+});
+
 export const approvalCountRow = z.object({ state: approvalState, approvals: z.number().int() });

@@ -18,6 +18,8 @@ describe('Slack app manifest', () => {
     for (const scope of SLACK_BOT_SCOPES) expect(listed(scope), scope).toBe(true);
     const inManifest = [...manifest.matchAll(/^\s+- ([a-z_.]+:[a-z_.]+|commands)\b/gm)].map((m) => m[1]);
     expect(inManifest.sort()).toEqual([...SLACK_BOT_SCOPES].sort());
+    // Approvers named as a user group (issue 43): their members are read with usergroups.users.list.
+    expect(listed('usergroups:read')).toBe(true);
   });
 
   it('tells how many request-URL lines to uncomment for HTTP mode, in the manifest and docs/slack.md', () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { silentLogger, type Logger } from '../telemetry/logger.js';
+import { createOutageNotice } from '../telemetry/outage-notice.js';
 import type { KvStore } from '../state/kv.js';
 
 /**
@@ -68,6 +69,8 @@ export function createThreadLock(source?: KvStore | LockRedis | null, options: T
     log: options.log ?? silentLogger(),
   };
   if (o.renewEveryMs >= o.leaseMs) throw new Error('thread lock: renewEveryMs must be shorter than leaseMs');
+  // A Redis outage is told once (a renewal or release failing in every running turn), and its end.
+  const outage = createOutageNotice(o.log, 'the thread lock reaches Redis again');
   /** The promise the next arrival for a key waits on: the end of the last queued turn. */
   const tails = new Map<string, Promise<void>>();
 
@@ -100,9 +103,14 @@ export function createThreadLock(source?: KvStore | LockRedis | null, options: T
       return await fn(lease.lost.signal);
     } finally {
       clearInterval(timer);
-      await client.eval(RELEASE, 1, lockKey, token).catch((err: unknown) => {
-        o.log.warn({ err, thread: key }, 'could not release the thread lock; it frees itself when the lease expires');
-      });
+      await client.eval(RELEASE, 1, lockKey, token).then(
+        () => outage.ok(),
+        (err: unknown) =>
+          outage.failed(
+            { err, thread: key },
+            'could not release the thread lock; it frees itself when the lease expires',
+          ),
+      );
     }
   }
 
@@ -112,6 +120,7 @@ export function createThreadLock(source?: KvStore | LockRedis | null, options: T
     for (let attempt = 0; ; attempt++) {
       const sentAt = Date.now();
       const reply = await client.set(lockKey, token, 'PX', o.leaseMs, 'NX');
+      outage.ok();
       if (reply === 'OK') return sentAt;
       const waited = Date.now() - started;
       if (waited >= o.acquireTimeoutMs) throw new ThreadLockTimeoutError(key, waited);
@@ -125,6 +134,7 @@ export function createThreadLock(source?: KvStore | LockRedis | null, options: T
     const attemptedAt = Date.now();
     try {
       const renewed = await client.eval(RENEW, 1, lockKey, token, String(o.leaseMs));
+      outage.ok();
       if (Number(renewed) === 1) {
         lease.renewedAt = attemptedAt;
         return;
@@ -135,7 +145,7 @@ export function createThreadLock(source?: KvStore | LockRedis | null, options: T
       // A blip: the next renewal retries. Only once a whole lease has passed without one can
       // another replica have taken over.
       if (attemptedAt - lease.renewedAt < o.leaseMs) {
-        o.log.warn({ err, lock: lockKey }, 'could not renew the thread lock; retrying');
+        outage.failed({ err, lock: lockKey }, 'could not renew the thread lock; retrying');
         return;
       }
       o.log.error(

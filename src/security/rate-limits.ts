@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from '../telemetry/logger.js';
+import { createOutageNotice } from '../telemetry/outage-notice.js';
 import type { UserRole } from '../contract/turn.js';
 import type { FailureDecision, FailureKind, UserFailures } from '../contract/tool.js';
 import { createWrongTokens, type WrongTokens } from './wrong-tokens.js';
@@ -20,7 +21,8 @@ export { DEFAULT_TOOL_LIMITS, parseToolLimits, type ToolLimit } from '../config/
  *    limit, counted by the tool on a miss and checked before the next try.
  *
  * A user is `tenant:platform:user`. Limited tool calls fail closed: when the store cannot be
- * reached the call is refused (and logged), never run uncounted. The message limit fails open
+ * reached the call is refused (and logged: each kind of failure once per outage at warn, repeats
+ * at debug, one info line when the store answers again), never run uncounted. The message limit fails open
  * (logged): with its store down the inbox on the same Redis is down too, and refusing every
  * message would only hide that.
  */
@@ -81,6 +83,8 @@ export interface RateLimitOptions {
 export function createRateLimits(opts: RateLimitOptions): RateLimits {
   const toolLimits = opts.toolLimits ?? parseToolLimits(undefined);
   const prefix = opts.prefix ?? 'switchboard:rl';
+  // A store outage is told once per kind of failure, not once a call, and its end once.
+  const outage = createOutageNotice(opts.log, 'rate limit store answers again');
   const make = (keyPrefix: string, points: number, duration: number): RateLimiterAbstract =>
     opts.redis
       ? new RateLimiterRedis({
@@ -131,10 +135,14 @@ export function createRateLimits(opts: RateLimitOptions): RateLimits {
       if (points === 0) return refused(new RateLimiterRes(0, limit.windowSeconds * 1000));
       try {
         await toolLimiter(tool, subject.role, limit).consume(keyOf(subject));
+        outage.ok();
         return { ok: true };
       } catch (err) {
-        if (err instanceof RateLimiterRes) return refused(err);
-        opts.log.error(
+        if (err instanceof RateLimiterRes) {
+          outage.ok();
+          return refused(err);
+        }
+        outage.failed(
           { err, tool, tenant: subject.tenantId, store: opts.redis ? 'redis' : 'memory' },
           'rate limit store unavailable: limited tool call refused',
         );
@@ -150,6 +158,7 @@ export function createRateLimits(opts: RateLimitOptions): RateLimits {
           try {
             // Reads the count without adding to it: only a failure counts.
             const res = await failureLimiter(kind).get(key);
+            outage.ok();
             if (!res || res.consumedPoints < points) return { ok: true };
             return {
               ok: false,
@@ -159,7 +168,7 @@ export function createRateLimits(opts: RateLimitOptions): RateLimits {
               resetAt: new Date(Date.now() + res.msBeforeNext).toISOString(),
             };
           } catch (err) {
-            opts.log.error(
+            outage.failed(
               { err, kind, tenant: subject.tenantId, store: opts.redis ? 'redis' : 'memory' },
               'rate limit store unavailable: failure limit not checked, the attempt is refused',
             );
@@ -171,8 +180,9 @@ export function createRateLimits(opts: RateLimitOptions): RateLimits {
           try {
             // penalty() adds a point without refusing: the check before the next try decides.
             await failureLimiter(kind).penalty(key, 1);
+            outage.ok();
           } catch (err) {
-            opts.log.error(
+            outage.failed(
               { err, kind, tenant: subject.tenantId, store: opts.redis ? 'redis' : 'memory' },
               'rate limit store unavailable: a failure was not counted',
             );
@@ -184,9 +194,11 @@ export function createRateLimits(opts: RateLimitOptions): RateLimits {
       if (!messages) return { ok: true };
       try {
         await messages.consume(keyOf(subject));
+        outage.ok();
         return { ok: true };
       } catch (err) {
         if (err instanceof RateLimiterRes) {
+          outage.ok();
           return {
             ok: false,
             limit: perMinute,
@@ -196,7 +208,7 @@ export function createRateLimits(opts: RateLimitOptions): RateLimits {
             notify: err.consumedPoints === perMinute + 1,
           };
         }
-        opts.log.warn(
+        outage.failed(
           { err, tenant: subject.tenantId },
           'message rate limit not checked: its store is unavailable; the message is answered',
         );

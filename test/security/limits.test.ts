@@ -332,7 +332,7 @@ describe.skipIf(!REDIS_URL)('tool limits on Redis', () => {
       });
       expect(runs).toBe(before);
       expect(
-        logs.lines.some((l) => l.msg === 'rate limit store unavailable: limited tool call refused' && l.level === 50),
+        logs.lines.some((l) => l.msg === 'rate limit store unavailable: limited tool call refused' && l.level === 40),
       ).toBe(true);
       expect(await runToolCall(call('free'), offered, ctx, 1_000, log, limits)).toMatchObject({ ok: true });
     } finally {

@@ -1,4 +1,9 @@
-import { LogLevel, type Logger as BoltLogger } from '@slack/bolt';
+import {
+  HTTPModuleFunctions,
+  LogLevel,
+  type Logger as BoltLogger,
+  type ReceiverProcessEventErrorHandlerArgs,
+} from '@slack/bolt';
 import { scrubSecrets, type Logger } from '../../telemetry/logger.js';
 
 /**
@@ -24,6 +29,18 @@ export function boltLogger(log: Logger): BoltLogger {
     getLevel: () => level,
     setName: () => undefined,
   };
+}
+
+/**
+ * The HTTP receiver's answer to an event whose listener failed: Bolt's own (500, so Slack retries
+ * it; 401 for an authorization error), without its "An unhandled error occurred while Bolt
+ * processed an event" error line, which says nothing the listener's own line (`app.error` in
+ * handlers.ts: once per outage while the inbox is unreachable) has not said: at debug here.
+ */
+export function processEventError(args: ReceiverProcessEventErrorHandlerArgs): Promise<boolean> {
+  const { logger } = args;
+  const quiet: BoltLogger = { ...logger, error: (...msg: unknown[]) => logger.debug(...msg) };
+  return HTTPModuleFunctions.defaultProcessEventErrorHandler({ ...args, logger: quiet });
 }
 
 function toBoltLevel(pinoLevel: string): LogLevel {

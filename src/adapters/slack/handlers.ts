@@ -7,6 +7,7 @@ import { appUninstalled, assistantThreadStarted, tokensRevoked } from './lifecyc
 import { agentMessagesOpened } from './agent-view.js';
 import { messageListeners } from './message-listeners.js';
 import { slackErrorCode } from './slack-errors.js';
+import { createOutageNotice } from '../../telemetry/outage-notice.js';
 
 /**
  * Every Slack entry point, and the file that handles it: messages (mentions, channel-thread
@@ -32,11 +33,24 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
   // `agent_view` apps: the Messages tab opened starts the conversation (the Home tab has its own listener, app-home.ts).
   app.event('app_home_opened', agentMessagesOpened(deps));
 
+  // An inbox that cannot record events is told once per outage (each refused event at debug), and
+  // its end once: at the first request whose listeners all got through after it.
+  const intake = createOutageNotice(deps.log, 'Slack events are recorded again');
+  app.use(async ({ next }) => {
+    await next();
+    intake.ok();
+  });
   app.error(async (error) => {
     const original = (error as { original?: unknown }).original ?? error;
-    deps.log.error({ code: slackErrorCode(original), err: original }, 'slack listener failed');
+    const unrecorded = original instanceof Error && original.name === 'InboxUnavailableError';
+    if (unrecorded)
+      intake.failed(
+        { code: slackErrorCode(original), err: original },
+        'slack events cannot be recorded: each is answered 500 and Slack sends it again',
+      );
+    else deps.log.error({ code: slackErrorCode(original), err: original }, 'slack listener failed');
     // Not recorded: fail the request, so Slack retries it (over HTTP a 500; nothing was acked).
-    if (original instanceof Error && original.name === 'InboxUnavailableError') throw original;
+    if (unrecorded) throw original;
   });
 
   return () => deps.inbox.deliver<SlackWork>('slack', (d) => deliverSlackWork(d, deps));

@@ -1,5 +1,6 @@
 import type { Logger } from '../../telemetry/logger.js';
 import type { KvStore } from '../../state/kv.js';
+import { createOutageNotice } from '../../telemetry/outage-notice.js';
 
 /** Long enough to outlast every Slack retry (the last comes about 5 minutes after the first try). */
 export const DEDUP_TTL_MS = 10 * 60_000;
@@ -9,6 +10,8 @@ export const DEDUP_TTL_MS = 10 * 60_000;
  * replicas): which events and messages were already taken, and which threads the bot follows.
  */
 export function createSlackState(kv: KvStore, log: Logger, threadTtlMs: number) {
+  // The dedup store away: told once per outage (every event meets it), and its end once.
+  const dedup = createOutageNotice(log, 'slack dedup store answers again');
   return {
     /**
      * Claims every key atomically (set-if-absent); false when another event (a retry, the twin
@@ -18,9 +21,11 @@ export function createSlackState(kv: KvStore, log: Logger, threadTtlMs: number) 
     async firstTime(keys: string[]): Promise<boolean> {
       for (const key of keys) {
         try {
-          if (!(await kv.setIfAbsent(`slack:seen:${key}`, 1, DEDUP_TTL_MS))) return false;
+          const first = await kv.setIfAbsent(`slack:seen:${key}`, 1, DEDUP_TTL_MS);
+          dedup.ok();
+          if (!first) return false;
         } catch (err) {
-          log.warn({ err, key }, 'slack dedup store unavailable; handling the event without dedup');
+          dedup.failed({ err, key }, 'slack dedup store unavailable; handling the event without dedup');
           return true;
         }
       }

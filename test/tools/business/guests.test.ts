@@ -342,8 +342,8 @@ describe.skipIf(!REDIS_URL)('the failure count’s store away', () => {
       await failures.record('booking_lookup');
       expect(logs.lines.map((l) => [l.level, l.msg])).toEqual(
         expect.arrayContaining([
-          [50, 'rate limit store unavailable: failure limit not checked, the attempt is refused'],
-          [50, 'rate limit store unavailable: a failure was not counted'],
+          [40, 'rate limit store unavailable: failure limit not checked, the attempt is refused'],
+          [40, 'rate limit store unavailable: a failure was not counted'],
         ]),
       );
     } finally {

@@ -46,7 +46,7 @@ export function systemPrompt(tenant: Tenant, message: IncomingMessage, now: Date
     // Same text for every turn of a thread on a given day (no clock time): providers' prompt caches hit.
     `You are Switchboard, the team assistant for ${tenant.name}, replying in ${where}. Today is ${now.toISOString().slice(0, 10)}.`,
     'Answer concisely in Markdown. Use the tools for data; never invent figures, names or prices.',
-    'When a tool shows results as cards or tables, summarise them in a few sentences; do not list them again.',
+    'When a tool shows cards or tables, summarise them in a few sentences, without listing them again.',
     'If a tool fails, say briefly what you could not look up and answer with what you have.',
     ...(ai.language
       ? [`Answer in ${languageName(ai.language)} unless the user writes in another language; then answer in theirs.`]

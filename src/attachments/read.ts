@@ -108,7 +108,7 @@ export async function readAttachments(input: ReadInput): Promise<ReadFiles> {
         input.signal,
         settings.ATTACHMENT_EXTRACT_TIMEOUT_MS,
         'reading it took too long',
-        () => extractText(kind, bytes, budget),
+        (signal) => extractText(kind, bytes, budget, signal),
       );
       budget -= extracted.tokens;
       const verdict = screen(extracted.text);
@@ -169,7 +169,11 @@ async function timed<T>(
   const link = linkedSignal([parent], ms);
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AttachmentProblem('timeout', reason)), ms);
+    timer = setTimeout(() => {
+      // Stop the work too, not only the wait for it (an extraction checks its signal).
+      link.abort(new AttachmentProblem('timeout', reason));
+      reject(new AttachmentProblem('timeout', reason));
+    }, ms);
   });
   try {
     return await Promise.race([fn(link.signal), expired]);

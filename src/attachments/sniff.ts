@@ -1,4 +1,3 @@
-import { fileTypeFromBuffer } from 'file-type';
 import { AttachmentProblem } from './problem.js';
 
 /** What a file is, from its bytes: the name and the declared type are never asked. */
@@ -15,6 +14,7 @@ const IMAGES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 export async function sniffKind(bytes: Uint8Array): Promise<FileKind> {
+  const { fileTypeFromBuffer } = await import('file-type');
   const found = await fileTypeFromBuffer(bytes);
   if (found) {
     if (IMAGES.has(found.mime)) return { kind: 'image', mime: found.mime as 'image/png' };

@@ -51,7 +51,7 @@ export function aggregateTool(): AnyTool {
     title: 'Counting campaigns',
     description:
       'Count ad campaigns per group_by value ("campaigns per channel", "companies with most cash-back offers last ' +
-      'quarter"), shown as a table. Filters as in filter_campaigns.',
+      'quarter") as a table; filters as in filter_campaigns.',
     input: aggregateInput,
     async run({ group_by: groupBy, top, ...args }, ctx) {
       const today = ctx.now();

@@ -17,7 +17,7 @@ export interface TurnFilters {
 
 const PLATFORMS = ['slack', 'discord', 'http', 'console'];
 const OUTCOMES = ['answered', 'refused', 'failed'];
-const FLAGS = ['prompt_injection', 'context_injection'];
+const FLAGS = ['prompt_injection', 'context_injection', 'attachment_injection'];
 
 const columns: Column<TurnRow>[] = [
   { label: 'Time (UTC)', cell: (r) => utcSecond(r.created_at) },

@@ -156,6 +156,8 @@ export function createAgent(deps: AgentDeps): Agent {
       if (approvals && isApprovalAction(message.action)) {
         // A decision on a paused step: the turn resumes from the thread's state (issue 43).
         const resumed = await resumeApproval(approvals, answerDeps, scope, key, signal, emit);
+        // The sweep's expiry entry for a step already decided: nothing happened, nothing to say or record.
+        if ('quiet' in resumed) return;
         if ('refused' in resumed) {
           const refused = { outcome: 'refused' as const, errorCode: 'bad_request', flags: [], tools: [] };
           await ledger.record(message, tenant.id, seen, refused, NO_USAGE, 0);

@@ -54,6 +54,12 @@ export interface IncomingMessage {
   /** The clicker's Discord role ids (a button click): whether they may approve (issue 43). */
   platformRoles?: string[];
   /**
+   * Whether the clicker is a member of a platform user group (a Slack user group `S…`): whether
+   * they may approve (issue 43). Set by the adapter when the turn runs, never stored; it throws
+   * when the platform will not say (a missing scope), and the click is then refused.
+   */
+  inGroup?: (group: string) => Promise<boolean>;
+  /**
    * The thread before this message (issue 42), when the adapter can fetch it: set when the turn
    * runs, never stored. The core fetches it at most once a turn (src/agent/thread-context.ts).
    */

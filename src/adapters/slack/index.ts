@@ -4,7 +4,7 @@ import type { Switchboard } from '../switchboard.js';
 import { isAdminPort } from '../../data/rpc-port.js';
 import { metrics } from '../../telemetry/metrics.js';
 import type { AdapterDeps, PlatformAdapter } from '../platform.js';
-import { boltLogger } from './bolt-logger.js';
+import { boltLogger, processEventError } from './bolt-logger.js';
 import { createSlackPeople } from './user-roles.js';
 import { createContextClients } from './thread-context.js';
 import { registerHandlers } from './handlers.js';
@@ -14,6 +14,9 @@ import { AUTH_ERROR_CODES, slackErrorCode } from './slack-errors.js';
 import { createSlackState } from './slack-state.js';
 import { createSlackOAuth, INSTALL_PATH, singleClient, type SlackAuth } from './oauth.js';
 import type { WriterOptions } from './turn-writer.js';
+import { createSlackGroups, startSlackApprovalSweep } from './approvals.js';
+import { createApprovalStore } from '../../data/approvals.js';
+import { expiryAction } from '../../agent/approval-sweep.js';
 
 export interface SlackAdapterOptions {
   /** Socket Mode: how long the client waits for a pong, which is also its reconnect back-off step (Bolt's default 5 s). */
@@ -50,7 +53,8 @@ export type SlackConfig =
   | 'INBOX_THREAD_QUEUE_MAX'
   | 'TOKEN_BUDGET_PER_USER_DAILY'
   | 'TOKEN_BUDGET_PER_TENANT_MONTHLY'
-  | 'BUDGET_USD_PER_TENANT_MONTHLY';
+  | 'BUDGET_USD_PER_TENANT_MONTHLY'
+  | 'APPROVAL_SWEEP_MS';
 
 export function createSlackAdapter(
   sb: AdapterDeps<SlackConfig> & Pick<Switchboard, 'data' | 'registry'>,
@@ -96,6 +100,8 @@ export function createSlackAdapter(
         logger,
         // Slack's 200 leaves only once the listener has recorded the event in the inbox.
         processBeforeResponse: true,
+        // A failed listener is a 500 (Slack retries) with the listener's line only, not Bolt's too.
+        processEventErrorHandler: processEventError,
       });
   // Many workspaces: each event authorized with its own installation's token.
   const oauth =
@@ -135,7 +141,14 @@ export function createSlackAdapter(
     unfurlDomains: config.SLACK_UNFURL_DOMAINS,
     writer: opts.writer,
     ...(config.SLACK_API_URL ? { slackApiUrl: config.SLACK_API_URL } : {}),
+    groups: createSlackGroups(),
   });
+  // Approvals nobody decides expire on their own (issue 43): swept on every replica, answered through the inbox.
+  const approvalStore =
+    isAdminPort(sb.data) && sb.agent.handlesAction(expiryAction({ id: '' }).id)
+      ? createApprovalStore(sb.data)
+      : undefined;
+  let stopSweep: (() => Promise<void>) | undefined;
 
   // The Home tab: what the bot can do here, the user's own usage.
   registerAppHome(app, { data: sb.data, registry: sb.registry, config, log });
@@ -177,6 +190,8 @@ export function createSlackAdapter(
     async start() {
       await init();
       registerDelivery();
+      if (approvalStore)
+        stopSweep ??= startSlackApprovalSweep({ inbox: sb.inbox, log }, approvalStore, config.APPROVAL_SWEEP_MS);
       if (socketMode) {
         try {
           await app.start();
@@ -193,6 +208,8 @@ export function createSlackAdapter(
     ready: () => ready && accepting && (!socketMode || receiverConnected(receiver)),
     async stop() {
       accepting = false;
+      await stopSweep?.();
+      stopSweep = undefined;
       if (socketMode) await app.stop().catch((err: unknown) => log.warn({ err }, 'slack socket did not close cleanly'));
     },
   };

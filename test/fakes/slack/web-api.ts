@@ -35,7 +35,13 @@ export interface FakeMessage {
   blocks?: unknown[];
   metadata?: unknown;
   /** Streamed messages: their markdown and chunks in order. */
-  stream?: { state: 'in_progress' | 'completed'; markdown: string; chunks: Record<string, unknown>[] };
+  stream?: {
+    state: 'in_progress' | 'completed';
+    markdown: string;
+    chunks: Record<string, unknown>[];
+    /** Date.now() at chat.startStream: Slack ends a stream after `streamLifetimeMs`. */
+    startedAt: number;
+  };
   updates: number;
   /** Messages posted with `post` (people, other apps): what conversations.replies shows of them. */
   subtype?: string;
@@ -60,6 +66,22 @@ export interface PostedMessage {
 }
 
 export type FakeFailure = { error: string } | { status: 429; retryAfter: number };
+
+/** Slack's limits on one message, as the fake enforces them (a test may shorten them). */
+export interface FakeSlackLimits {
+  /** Slack ends a stream this long after it started: appends and stops answer message_not_in_streaming_state (about 5 min). */
+  streamLifetimeMs: number;
+  /** The markdown one streamed message holds: an append past it answers msg_too_long. */
+  streamMaxChars: number;
+  /** The markdown (markdown blocks) one posted or updated message holds: past it, msg_too_long. */
+  markdownPerMessage: number;
+}
+
+export const SLACK_FAKE_LIMITS: FakeSlackLimits = {
+  streamLifetimeMs: 300_000,
+  streamMaxChars: 12_000,
+  markdownPerMessage: 12_000,
+};
 
 export interface FakeSlackOptions {
   botToken?: string;
@@ -107,10 +129,14 @@ export interface FakeSlack {
   failNext(method: string, failure: FakeFailure, count?: number): void;
   /** chat.startStream answers `unknown_method`, as in a workspace without streaming. */
   disableStreaming(disabled?: boolean): void;
+  /** Changes the message limits enforced (until `reset`). */
+  setLimits(limits: Partial<FakeSlackLimits>): void;
   /** Posting in this channel answers `not_in_channel`. */
   notInChannel(channel: string): void;
   /** What `users.info` says of a user beyond the defaults (a full member): e.g. `{ is_restricted: true }` for a guest. */
   setUser(userId: string, fields: Record<string, unknown>): void;
+  /** A user group (`S…`) and its members, for `usergroups.users.list` (an unknown group: `no_such_subteam`). */
+  setUserGroup(groupId: string, members: string[]): void;
   /**
    * A person approves the app on Slack's consent page for `workspace`: returns the `code` Slack
    * puts in the redirect, which oauth.v2.access exchanges (once) for a new bot token of that workspace.
@@ -170,8 +196,10 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
   const failures = new Map<string, FakeFailure[]>();
   const blockedChannels = new Set<string>();
   const users = new Map<string, Record<string, unknown>>();
+  const userGroups = new Map<string, string[]>();
   const delays = new Map<string, number>();
   let streamingDisabled = false;
+  let limits = { ...SLACK_FAKE_LIMITS };
   let seq = 0;
   // Like Slack's: the current unix second, made unique by a counter.
   const nextTs = () => `${Math.floor(Date.now() / 1000)}.${String(++seq % 1_000_000).padStart(6, '0')}`;
@@ -279,6 +307,7 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
       case 'chat.postMessage': {
         if (!channel) return { ok: false, error: 'channel_not_found' };
         if (!a.text && !a.blocks) return { ok: false, error: 'no_text' };
+        if (markdownChars(a.blocks) > limits.markdownPerMessage) return { ok: false, error: 'msg_too_long' };
         const blocked = needsChannel();
         if (blocked) return blocked;
         const m = store({
@@ -294,6 +323,7 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
         const m = messages.find((x) => x.channel === channel && x.ts === a.ts);
         if (!m) return { ok: false, error: 'message_not_found' };
         if (m.stream?.state === 'in_progress') return { ok: false, error: 'cant_update_message' };
+        if (markdownChars(a.blocks) > limits.markdownPerMessage) return { ok: false, error: 'msg_too_long' };
         m.text = String(a.text ?? m.text);
         if (a.blocks !== undefined) m.blocks = a.blocks as unknown[];
         if (a.metadata !== undefined) m.metadata = a.metadata;
@@ -313,8 +343,9 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
           return { ok: false, error: 'invalid_arguments' };
         const blocked = needsChannel();
         if (blocked) return blocked;
+        if (streamedChars(a) > limits.streamMaxChars) return { ok: false, error: 'msg_too_long' };
         const m = store({ channel, text: '', thread_ts: str(a.thread_ts) });
-        m.stream = { state: 'in_progress', markdown: '', chunks: [] };
+        m.stream = { state: 'in_progress', markdown: '', chunks: [], startedAt: Date.now() };
         appendToStream(m, a);
         return { ok: true, channel, ts: m.ts };
       }
@@ -322,7 +353,11 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
       case 'chat.stopStream': {
         const m = messages.find((x) => x.channel === channel && x.ts === a.ts);
         if (!m?.stream) return { ok: false, error: 'message_not_found' };
+        // Slack ends a stream past its lifetime: what it streamed stays, nothing more is taken.
+        if (Date.now() - m.stream.startedAt > limits.streamLifetimeMs) m.stream.state = 'completed';
         if (m.stream.state !== 'in_progress') return { ok: false, error: 'message_not_in_streaming_state' };
+        if (m.stream.markdown.length + streamedChars(a) > limits.streamMaxChars)
+          return { ok: false, error: 'msg_too_long' };
         appendToStream(m, a);
         if (method === 'chat.stopStream') {
           m.stream.state = 'completed';
@@ -363,6 +398,10 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
         if (!view || view.type !== 'home' || !Array.isArray(view.blocks) || view.blocks.length > 100)
           return { ok: false, error: 'invalid_arguments' };
         return { ok: true, view: { id: `V${String(++seq)}`, type: 'home', blocks: view.blocks } };
+      }
+      case 'usergroups.users.list': {
+        const members = userGroups.get(String(a.usergroup ?? ''));
+        return members ? { ok: true, users: members } : { ok: false, error: 'no_such_subteam' };
       }
       case 'users.info': {
         const id = String(a.user ?? '');
@@ -453,6 +492,9 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     disableStreaming(disabled = true) {
       streamingDisabled = disabled;
     },
+    setLimits(l) {
+      limits = { ...limits, ...l };
+    },
     approveInstall(workspace) {
       const code = `code-${String(++seq)}-${Math.random().toString(36).slice(2)}`;
       codes.set(code, workspace);
@@ -464,6 +506,9 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     },
     setUser(userId, fields) {
       users.set(userId, fields);
+    },
+    setUserGroup(groupId, members) {
+      userGroups.set(groupId, [...members]);
     },
     notInChannel(channel) {
       blockedChannels.add(channel);
@@ -484,8 +529,10 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
       failures.clear();
       blockedChannels.clear();
       users.clear();
+      userGroups.clear();
       delays.clear();
       streamingDisabled = false;
+      limits = { ...SLACK_FAKE_LIMITS };
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -514,6 +561,22 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   const json = typeof body !== 'string';
   res.writeHead(status, { 'content-type': json ? 'application/json; charset=utf-8' : 'text/plain', ...headers });
   res.end(json ? JSON.stringify(body) : body);
+}
+
+/** The markdown an append or start carries (its markdown_text and markdown chunks). */
+function streamedChars(a: Record<string, unknown>): number {
+  const chunks = (a.chunks as Record<string, unknown>[] | undefined) ?? [];
+  const inChunks = chunks.reduce((n, c) => n + (c.type === 'markdown_text' ? String(c.text ?? '').length : 0), 0);
+  return (typeof a.markdown_text === 'string' ? a.markdown_text.length : 0) + inChunks;
+}
+
+/** Characters in a message's markdown blocks (Slack's limit is cumulative over them). */
+function markdownChars(blocks: unknown): number {
+  if (!Array.isArray(blocks)) return 0;
+  return (blocks as { type?: unknown; text?: unknown }[]).reduce(
+    (n, b) => n + (b.type === 'markdown' && typeof b.text === 'string' ? b.text.length : 0),
+    0,
+  );
 }
 
 function str(v: unknown): string | undefined {

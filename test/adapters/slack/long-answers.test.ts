@@ -68,7 +68,9 @@ function expectStreamedAnswer(messages: FakeMessage[], answer: string, tagged = 
 
 describe('Slack answers longer than one message', () => {
   it('a slow answer outlasting a stream continues in a new stream before Slack ends it', async () => {
-    rig.slack.setLimits({ streamLifetimeMs: 3 * MAX_AGE_MS });
+    // Far past the whole answer's writing time: only the writer's own age limit can end a stream
+    // here, however late a loaded machine runs its timers (Slack ending one would leave it untagged).
+    rig.slack.setLimits({ streamLifetimeMs: 20 * MAX_AGE_MS });
     const answer = answerOf(60);
     // About 2.4 s of writing (a word every 40 ms) against the writer's 1 s stream age.
     rig.llm.script({ text: answer, chunkDelayMs: 40 });

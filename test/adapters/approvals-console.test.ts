@@ -93,4 +93,39 @@ describe('approvals on the console', () => {
     expect(written.sort()).toEqual(['one', 'two']);
     expect(c.out()).toContain('Both written.');
   });
+
+  it('nobody answers y/n in time: the prompt gives up, the call expires and the model is told', async () => {
+    let out = '';
+    const fires: { fire: () => Promise<void>; ms: number }[] = [];
+    const c = createTerminalSession(
+      h.sb.agent,
+      { write: (t) => (out += t) },
+      {
+        filesDir: '.data/test-files',
+        approvalTimeoutMs: 900_000,
+        // The give-up timer, fired by the test once the approval is past its time.
+        schedule: (fire, ms) => (fires.push({ fire, ms }), () => {}),
+      },
+    );
+    h.llm.script(
+      { toolCalls: [{ name: 'write_note', arguments: { text: 'late' } }] },
+      { text: 'No one approved it in time, so I left it.' },
+    );
+    await c.send('note: late');
+    expect(out).toContain('Approve? (y/n)');
+    expect(fires.map((f) => f.ms)).toEqual([900_000]);
+    await port.transport.sql!.query(
+      "update public.tool_approvals set expires_at = now() - interval '1 second' where state = 'pending'",
+    );
+    await fires[0]!.fire();
+    expect(out).toContain('⌛ No answer in time: the approval expired.');
+    expect(out).toContain('No one approved it in time, so I left it.');
+    expect(written).toEqual([]);
+    const last = h.llm.requestsTo('/chat/completions').at(-1)!;
+    expect(JSON.stringify(sentMessages(last.body))).toContain('no one approved this call in time');
+    // `y` now is an ordinary message: nothing waits.
+    h.llm.script({ text: 'Yes?' });
+    await c.send('y');
+    expect(written).toEqual([]);
+  });
 });

@@ -9,6 +9,8 @@ import { MESSAGE_MARK, runTurn, type TurnDeps } from './turn.js';
 import type { DiscordWork, HandlerDeps } from './work.js';
 import { discordThreadContext } from './thread-context.js';
 import type { IncomingMessage } from '../../contract/turn.js';
+import { isExpiryAction } from '../../agent/approval-sweep.js';
+import { expiryChannel, expiryEvents, rememberHook, replaceExpiredApproval } from './approvals.js';
 
 type Deps = Pick<
   HandlerDeps,
@@ -42,13 +44,20 @@ export function createDelivery(deps: Deps): (client: Client) => DeliveryFn<Disco
     onButtons: rememberButtonConversation(deps.kv, deps.conversationTtlMs),
   };
 
-  return (client) => async (d) => {
-    const work = d.entry.payload;
+  return (client) => async (delivery) => {
+    let d = delivery;
     const entryLog = log.child({ entry: d.entry.id, attempt: d.attempt });
     if (d.recorded.includes(DELIVERED)) {
       entryLog.info('discord turn was already delivered before its runner stopped');
       return;
     }
+    // The sweep's entry of an approval nobody decided (issue 43): answered in the conversation's thread or channel.
+    const expiry = d.entry.payload.kind === 'message' && isExpiryAction(d.entry.payload.message.action);
+    if (expiry && d.entry.payload.kind === 'message') {
+      const channelId = await expiryChannel(client, d.entry.payload.message, entryLog);
+      d = { ...d, entry: { ...d.entry, payload: { ...d.entry.payload, channelId } } };
+    }
+    const work = d.entry.payload;
     const earlier = d.recorded
       .filter((r) => r.startsWith(MESSAGE_MARK))
       .map((r) => ({ id: r.slice(MESSAGE_MARK.length), messageId: r.slice(MESSAGE_MARK.length) }));
@@ -62,13 +71,29 @@ export function createDelivery(deps: Deps): (client: Client) => DeliveryFn<Disco
     }
     const started = performance.now();
     const message =
-      work.kind === 'message' ? withThreadContext(work, { client, kv: deps.kv, log: entryLog }) : work.message;
+      work.kind === 'message' && !expiry
+        ? withThreadContext(work, { client, kv: deps.kv, log: entryLog })
+        : work.message;
     // Redis or Postgres away before anything was shown: nothing is posted and the inbox runs it again later.
     const turn = heldForRetry(d, (signal, options) =>
       answeredStaysAnswered(deps.agent.handle(message, signal, options), log),
     );
-    const agent = { ...turnDeps.agent, handle: () => turn.events };
-    await runTurn({ ...turnDeps, agent }, work.message, sink, { signal: turn.signal, earlier, record: d.record });
+    let events = turn.events;
+    if (expiry && work.kind === 'message') {
+      const approvalId = work.message.action?.value ?? '';
+      const where = { channelId: work.channelId, approvalId };
+      const edit = replaceExpiredApproval(client, where, deps.actions, deps.kv, entryLog);
+      const told = await expiryEvents(events, edit);
+      // Decided meanwhile (a click or another replica's expiry): nothing to post.
+      if (!told) return void turn.rethrow();
+      events = told;
+    }
+    const agent = { ...turnDeps.agent, handle: () => events };
+    await runTurn({ ...turnDeps, agent, ...hookRemembered(turnDeps, work, deps.kv, entryLog) }, work.message, sink, {
+      signal: turn.signal,
+      earlier,
+      record: d.record,
+    });
     if (d.signal.aborted) return;
     turn.rethrow();
     await d
@@ -162,4 +187,16 @@ async function sinkFor(
     });
   }
   return channel.isSendable() ? channelSink(channel, embedDomains, nonce) : undefined;
+}
+
+/** A click's or command's buttons also remember the interaction's webhook (an expiry edits through it). */
+function hookRemembered(turnDeps: TurnDeps, work: DiscordWork, kv: Deps['kv'], log: Logger): Partial<TurnDeps> {
+  if (work.kind !== 'interaction') return {};
+  const remember = rememberHook(kv, work.interaction);
+  return {
+    onButtons: async (ref, message) => {
+      await turnDeps.onButtons?.(ref, message);
+      await remember(ref).catch((err: unknown) => log.warn({ err }, 'could not remember the interaction’s webhook'));
+    },
+  };
 }

@@ -7,6 +7,11 @@ import { createActionStore } from './custom-id.js';
 import { guardGateway } from './gateway-guard.js';
 import { createHandlers } from './handlers.js';
 import { interactionsEndpoint, INTERACTIONS_PATH } from './interactions-endpoint.js';
+import type { Switchboard } from '../switchboard.js';
+import { isAdminPort } from '../../data/rpc-port.js';
+import { createApprovalStore } from '../../data/approvals.js';
+import { expiryAction } from '../../agent/approval-sweep.js';
+import { startDiscordApprovalSweep } from './approvals.js';
 
 export interface DiscordAdapterOptions {
   /** The least time between two edits of a streamed reply. Default 1 s. */
@@ -38,10 +43,11 @@ export type DiscordConfig =
   | 'DISCORD_SHARD_COUNT'
   | 'DISCORD_SHARD_IDS'
   | 'THREAD_TTL_DAYS'
-  | 'INBOX_THREAD_QUEUE_MAX';
+  | 'INBOX_THREAD_QUEUE_MAX'
+  | 'APPROVAL_SWEEP_MS';
 
 export function createDiscordAdapter(
-  sb: AdapterDeps<DiscordConfig>,
+  sb: AdapterDeps<DiscordConfig> & Partial<Pick<Switchboard, 'data'>>,
   options: DiscordAdapterOptions = {},
 ): DiscordAdapter | undefined {
   const { config } = sb;
@@ -64,6 +70,13 @@ export function createDiscordAdapter(
     memberRoleIds: config.DISCORD_MEMBER_ROLES,
     embedDomains: config.DISCORD_EMBED_DOMAINS,
   });
+
+  // Approvals nobody decides expire on their own (issue 43): swept on every replica with a gateway (the edit needs the bot token).
+  const approvalStore =
+    token && sb.data && isAdminPort(sb.data) && sb.agent.handlesAction(expiryAction({ id: '' }).id)
+      ? createApprovalStore(sb.data)
+      : undefined;
+  let stopSweep: (() => Promise<void>) | undefined;
 
   let accepting = false;
   const routes = publicKey
@@ -145,16 +158,21 @@ export function createDiscordAdapter(
         },
         'discord connected',
       );
+      if (approvalStore)
+        stopSweep ??= startDiscordApprovalSweep({ inbox: sb.inbox, log }, approvalStore, config.APPROVAL_SWEEP_MS);
     },
     /** For /readyz: the gateway session is up (HTTP interactions only: taking requests). */
     ready: () => (token ? client.isReady() : accepting),
     /** No new events; turns already in the inbox keep running (and posting) until it drains. */
     async stop() {
       accepting = false;
+      await stopSweep?.();
+      stopSweep = undefined;
     },
     /** Disconnects, once the inbox has drained. */
     async close() {
       accepting = false;
+      await stopSweep?.();
       await client.destroy();
     },
   };

@@ -51,10 +51,18 @@ async function main(): Promise<void> {
         `Map one with \`npm run tenants -- approve console ${workspaceId} --tenant <slug>\`.`,
     );
   }
+  let reprompt = () => {};
   const session = createTerminalSession(
     sb.agent,
     { write: (t) => process.stdout.write(t) },
-    { filesDir: '.data/files', workspaceId, style: tty ? TTY_STYLE : PLAIN_STYLE },
+    {
+      filesDir: '.data/files',
+      workspaceId,
+      style: tty ? TTY_STYLE : PLAIN_STYLE,
+      // The y/n prompt gives up when the approval expires (issue 43); the model is told.
+      approvalTimeoutMs: config.APPROVAL_TIMEOUT,
+      onUnprompted: () => reprompt(),
+    },
   );
   console.log(
     `Switchboard console (tenant ${tenant.slug ?? tenant.name}, ${sb.data.kind} data, model ${config.OPENAI_MODEL}). \`/attach <path>\` sends a file with your next message; Ctrl-D to quit.` +
@@ -63,6 +71,7 @@ async function main(): Promise<void> {
 
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
   rl.setPrompt('you › ');
+  reprompt = () => rl.prompt();
   rl.prompt();
   for await (const line of rl) {
     await session.send(line);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { Agent } from '../../agent/agent.js';
+import { expiryAction } from '../../agent/approval-sweep.js';
 import type { IncomingAttachment, IncomingMessage } from '../../contract/turn.js';
 import type { Button, Reply } from '../../reply/model.js';
 import { renderPlainText, replyButtons } from '../../reply/plain-text.js';
@@ -27,6 +28,12 @@ export function createTerminalSession(
     workspaceId?: string;
     /** ANSI on a terminal, plain text elsewhere (default: plain). */
     style?: TerminalStyle;
+    /** APPROVAL_TIMEOUT: the y/n prompt gives up after this long; the call expires and the model is told (unset: it waits). */
+    approvalTimeoutMs?: number;
+    /** Runs `fire` after `ms` (default: a timer); returns its cancel. */
+    schedule?: (fire: () => Promise<void>, ms: number) => () => void;
+    /** Called after a turn nobody typed (an expired approval), e.g. to show the prompt again. */
+    onUnprompted?: () => void;
   },
 ) {
   const threadId = opts.threadId ?? randomUUID();
@@ -37,6 +44,42 @@ export function createTerminalSession(
   let waiting: string[] = [];
   /** Files named by `/attach <path>`: they go with the next message. */
   let attached: IncomingAttachment[] = [];
+  /** Cancels the y/n prompt's give-up timer. */
+  let cancelGiveUp = () => {};
+  /** One turn at a time: a give-up and a typed line never interleave. */
+  let turns: Promise<void> = Promise.resolve();
+  const serial = (fn: () => Promise<void>) => (turns = turns.then(fn, fn));
+  const schedule =
+    opts.schedule ??
+    ((fire: () => Promise<void>, ms: number) => {
+      const timer = setTimeout(() => void fire(), ms);
+      timer.unref();
+      return () => clearTimeout(timer);
+    });
+
+  /** Nobody answered the y/n prompt in time: the calls expire (the agent checks the time) and the model is told. */
+  function armGiveUp(): void {
+    cancelGiveUp();
+    const ms = opts.approvalTimeoutMs;
+    const [first] = waiting;
+    if (ms === undefined || first === undefined) return;
+    cancelGiveUp = schedule(
+      () =>
+        serial(async () => {
+          if (waiting[0] !== first) return; // answered meanwhile
+          waiting = [];
+          out.write(dim('\n⌛ No answer in time: the approval expired.\n'));
+          const expire = expiryAction({ id: first });
+          await sendNow('', { actionId: expire.id, label: '', value: expire.value }).catch((err: unknown) =>
+            out.write(
+              `⚠️  The expired approval could not be answered: ${err instanceof Error ? err.message : String(err)}\n`,
+            ),
+          );
+          opts.onUnprompted?.();
+        }),
+      ms,
+    );
+  }
 
   /** `/attach <path>`: the file goes with the next message (read in the turn, like a chat's file). */
   async function attach(raw: string): Promise<void> {
@@ -55,22 +98,29 @@ export function createTerminalSession(
     out.write(dim(`📎 ${basename(path)} goes with your next message.\n`));
   }
 
-  async function send(line: string): Promise<void> {
+  function send(line: string): Promise<void> {
+    return serial(() => sendNow(line));
+  }
+
+  async function sendNow(line: string, forced?: Button): Promise<void> {
     const input = line.trim();
-    if (!input) return;
+    if (!input && !forced) return;
     const attaching = /^\/attach\s+(.+)$/s.exec(input);
     if (attaching) return attach(attaching[1]!);
     const picked = /^:(\d+)$/.exec(input);
-    const yesNo = waiting.length ? /^(y|yes|n|no)$/i.exec(input) : null;
-    const button = yesNo
-      ? approvalButton(yesNo[1]!.toLowerCase().startsWith('y'))
-      : picked
-        ? buttons[Number(picked[1]) - 1]
-        : undefined;
+    const yesNo = waiting.length && !forced ? /^(y|yes|n|no)$/i.exec(input) : null;
+    const button = forced
+      ? forced
+      : yesNo
+        ? approvalButton(yesNo[1]!.toLowerCase().startsWith('y'))
+        : picked
+          ? buttons[Number(picked[1]) - 1]
+          : undefined;
     if (picked && !button) {
       out.write(`No button ${picked[1]} on the last reply.\n`);
       return;
     }
+    cancelGiveUp();
     const message: IncomingMessage = {
       platform: 'console',
       workspaceId: opts.workspaceId ?? 'default',
@@ -100,7 +150,7 @@ export function createTerminalSession(
       write(lines.flush());
       if (!atLineStart) write('\n');
     };
-    if (!yesNo) waiting = []; // a new turn: only its own approval event asks again
+    if (!yesNo && !forced) waiting = []; // a new turn: only its own approval event asks again
     for await (const event of agent.handle(message)) {
       switch (event.type) {
         case 'status':
@@ -143,6 +193,7 @@ export function createTerminalSession(
       }
     }
     endLine();
+    armGiveUp();
   }
 
   /** `y`: approve the waiting call (all of them when several); `n`: deny the first. */

@@ -1,0 +1,142 @@
+/**
+ * Issue 43 on Discord (the fake gateway and REST, PGlite): an approval nobody decides expires on
+ * its own (the sweep, every 100 ms here): its message says so without buttons, the model is told
+ * and its answer is posted, the tool does not run; a later click is told it was already decided.
+ */
+import { MessageFlags, type APIButtonComponentWithCustomId, type APIMessage } from 'discord.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createDiscordAdapter } from '../../../src/adapters/discord/index.js';
+import { defineTool } from '../../../src/contract/tool.js';
+import type { AdminDataPort } from '../../../src/data/index.js';
+import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
+import { openPgliteTestPort } from '../../helpers/db.js';
+import { runAdapter, sentMessages, startHarness, type Harness } from '../../helpers/harness.js';
+
+const written: string[] = [];
+const noteTool = defineTool({
+  name: 'write_note',
+  title: 'Writing a note',
+  description: 'Writes a note somewhere outside the conversation.',
+  effect: 'write',
+  input: z.object({ text: z.string() }),
+  async run({ text }) {
+    written.push(text);
+    return { content: `Note written: ${text}` };
+  },
+});
+
+let discord: FakeDiscord;
+let data: AdminDataPort;
+let h: Harness;
+let stop: (() => Promise<void>) | undefined;
+beforeAll(async () => {
+  [discord, data] = await Promise.all([startFakeDiscord(), openPgliteTestPort({ seedDemo: false })]);
+  h = await startHarness({ tools: [noteTool], env: { ...discord.env(), APPROVAL_SWEEP_MS: '100' }, data });
+  stop = await runAdapter(h.sb, createDiscordAdapter(h.sb)!);
+});
+afterAll(async () => {
+  await stop?.();
+  await h?.close();
+  await data?.close();
+  await discord?.close();
+});
+beforeEach(() => {
+  written.length = 0;
+  h.llm.reset();
+});
+
+const buttonsOf = (m: APIMessage) =>
+  (m.components ?? []).flatMap((row) =>
+    'components' in row ? (row.components as unknown[]) : [],
+  ) as APIButtonComponentWithCustomId[];
+/** The messages an interaction's token produced, once final. */
+const messagesOf = (token: string, count = 1) =>
+  discord.waitFor(
+    () => {
+      const it = discord.world.interactions.get(token)!;
+      const mine = [...it.messageIds]
+        .map((id) => discord.world.messages.get(id))
+        .filter(
+          (m): m is APIMessage =>
+            m !== undefined && m.id !== (('message' in it.payload && it.payload.message.id) || ''),
+        );
+      return (
+        mine.length >= count &&
+        mine.every((m) => !/^-# [⏳✓✗]/m.test(m.content) && ((m.flags ?? 0) & MessageFlags.Loading) === 0) &&
+        mine
+      );
+    },
+    `the answer to interaction ${token.slice(0, 12)}`,
+  );
+
+/** Makes every pending approval past its time now (as if APPROVAL_TIMEOUT had passed). */
+async function expireNow(): Promise<void> {
+  await data.transport.sql!.query(
+    "update public.tool_approvals set expires_at = now() - interval '1 second' where state = 'pending'",
+  );
+}
+
+describe('a Discord approval nobody decides', () => {
+  it('expires on its own: the message says so, the model is told, the tool does not run', async () => {
+    h.llm.script({ toolCalls: [{ name: 'write_note', arguments: { text: 'call the plumber' } }] });
+    const ask = discord.command('ask', { question: 'note: call the plumber' });
+    const [approval] = await messagesOf(ask.payload.token);
+    const approve = buttonsOf(approval!).find((b) => b.label === 'Approve')!;
+    expect(approve).toBeDefined();
+    const channelId = approval!.channel_id;
+
+    h.llm.script({ text: 'Nobody approved it in time, so I did not note it.' });
+    await expireNow();
+    const answer = await discord.waitFor(
+      () =>
+        [...discord.world.messages.values()].find(
+          (m) => m.channel_id === channelId && m.content === 'Nobody approved it in time, so I did not note it.',
+        ),
+      'the answer after the expiry',
+    );
+    expect(answer.id).not.toBe(approval!.id);
+    const updated = await discord.waitFor(() => {
+      const m = discord.world.messages.get(approval!.id)!;
+      return m.content.startsWith('⌛') && m;
+    }, 'the approval message saying it expired');
+    expect(updated.content).toMatch(/^⌛ Expired at \d\d:\d\d UTC\.$/);
+    expect(updated.components ?? []).toEqual([]);
+    expect(written).toEqual([]);
+    const last = h.llm.requestsTo('/chat/completions').at(-1)!;
+    expect(JSON.stringify(sentMessages(last.body))).toContain('no one approved this call in time');
+    const rows = await data.transport.sql!.query('select state, decided_by from public.tool_approvals where id = $1', [
+      approve.custom_id.split('|')[1],
+    ]);
+    expect(rows).toEqual([{ state: 'expired', decided_by: null }]);
+
+    // A click after the expiry (on the button as it was) runs nothing and says so.
+    const click = discord.click(approval!.id, approve.custom_id);
+    const [late] = await messagesOf(click.payload.token);
+    expect(late!.content).toContain('already decided (expired)');
+    expect(written).toEqual([]);
+  });
+
+  it('in a mention’s thread: the bot’s own approval message is edited and the answer follows in the thread', async () => {
+    h.llm.script({ toolCalls: [{ name: 'write_note', arguments: { text: 'water the plants' } }] });
+    const asked = discord.say({ content: 'note: water the plants', mention: true });
+    const approval = await discord.waitFor(
+      () => discord.messagesIn(asked.id).find((m) => buttonsOf(m).some((b) => b.label === 'Approve')),
+      'the approval message in the thread',
+    );
+
+    h.llm.script({ text: 'No one approved it, so the plants stay unnoted.' });
+    await expireNow();
+    await discord.waitFor(
+      () => discord.messagesIn(asked.id).some((m) => m.content === 'No one approved it, so the plants stay unnoted.'),
+      'the answer in the thread',
+    );
+    const updated = await discord.waitFor(() => {
+      const m = discord.world.messages.get(approval.id)!;
+      return m.content.startsWith('⌛') && m;
+    }, 'the approval message saying it expired');
+    expect(updated.content).toMatch(/^⌛ Expired at \d\d:\d\d UTC\.$/);
+    expect(updated.components ?? []).toEqual([]);
+    expect(written).toEqual([]);
+  });
+});

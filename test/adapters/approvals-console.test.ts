@@ -5,25 +5,13 @@
  * ("Approve all").
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { createTerminalSession } from '../../src/adapters/terminal/session.js';
-import { defineTool } from '../../src/contract/tool.js';
 import type { AdminDataPort } from '../../src/data/index.js';
 import { openPgliteTestPort } from '../helpers/db.js';
 import { sentMessages, startHarness, type Harness } from '../helpers/harness.js';
+import { createNoteTool } from '../helpers/note-tool.js';
 
-const written: string[] = [];
-const noteTool = defineTool({
-  name: 'write_note',
-  title: 'Writing a note',
-  description: 'Writes a note somewhere outside the conversation.',
-  effect: 'write',
-  input: z.object({ text: z.string() }),
-  async run({ text }) {
-    written.push(text);
-    return { content: `Note written: ${text}` };
-  },
-});
+const { tool: noteTool, written } = createNoteTool();
 
 let port: AdminDataPort;
 let h: Harness;

@@ -3,28 +3,16 @@
  * its own (the sweep, every 100 ms here): its message says so without buttons, the model is told
  * and its answer is posted, the tool does not run; a later click is told it was already decided.
  */
-import { MessageFlags, type APIButtonComponentWithCustomId, type APIMessage } from 'discord.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { createDiscordAdapter } from '../../../src/adapters/discord/index.js';
-import { defineTool } from '../../../src/contract/tool.js';
 import type { AdminDataPort } from '../../../src/data/index.js';
 import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
 import { openPgliteTestPort } from '../../helpers/db.js';
 import { runAdapter, sentMessages, startHarness, type Harness } from '../../helpers/harness.js';
+import { createNoteTool } from '../../helpers/note-tool.js';
+import { buttonsOf, interactionAnswer } from './helpers.js';
 
-const written: string[] = [];
-const noteTool = defineTool({
-  name: 'write_note',
-  title: 'Writing a note',
-  description: 'Writes a note somewhere outside the conversation.',
-  effect: 'write',
-  input: z.object({ text: z.string() }),
-  async run({ text }) {
-    written.push(text);
-    return { content: `Note written: ${text}` };
-  },
-});
+const { tool: noteTool, written } = createNoteTool();
 
 let discord: FakeDiscord;
 let data: AdminDataPort;
@@ -46,29 +34,7 @@ beforeEach(() => {
   h.llm.reset();
 });
 
-const buttonsOf = (m: APIMessage) =>
-  (m.components ?? []).flatMap((row) =>
-    'components' in row ? (row.components as unknown[]) : [],
-  ) as APIButtonComponentWithCustomId[];
-/** The messages an interaction's token produced, once final. */
-const messagesOf = (token: string, count = 1) =>
-  discord.waitFor(
-    () => {
-      const it = discord.world.interactions.get(token)!;
-      const mine = [...it.messageIds]
-        .map((id) => discord.world.messages.get(id))
-        .filter(
-          (m): m is APIMessage =>
-            m !== undefined && m.id !== (('message' in it.payload && it.payload.message.id) || ''),
-        );
-      return (
-        mine.length >= count &&
-        mine.every((m) => !/^-# [⏳✓✗]/m.test(m.content) && ((m.flags ?? 0) & MessageFlags.Loading) === 0) &&
-        mine
-      );
-    },
-    `the answer to interaction ${token.slice(0, 12)}`,
-  );
+const messagesOf = (token: string, count = 1) => interactionAnswer(discord, token, count);
 
 /** Makes every pending approval past its time now (as if APPROVAL_TIMEOUT had passed). */
 async function expireNow(): Promise<void> {

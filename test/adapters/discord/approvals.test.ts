@@ -4,29 +4,18 @@
  * nothing and is told "only … can approve this"; alice's Approve runs the call once and the
  * answer follows; the clicked message's buttons are disabled.
  */
-import { MessageFlags, type APIButtonComponentWithCustomId, type APIMessage } from 'discord.js';
+import { MessageFlags } from 'discord.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { createDiscordAdapter } from '../../../src/adapters/discord/index.js';
-import { defineTool } from '../../../src/contract/tool.js';
 import type { AdminDataPort } from '../../../src/data/index.js';
 import { tenantApprovalsRow } from '../../../src/data/rows.js';
 import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
 import { openPgliteTestPort } from '../../helpers/db.js';
 import { runAdapter, startHarness, type Harness } from '../../helpers/harness.js';
+import { createNoteTool } from '../../helpers/note-tool.js';
+import { buttonsOf, interactionAnswer } from './helpers.js';
 
-const written: string[] = [];
-const noteTool = defineTool({
-  name: 'write_note',
-  title: 'Writing a note',
-  description: 'Writes a note somewhere outside the conversation.',
-  effect: 'write',
-  input: z.object({ text: z.string() }),
-  async run({ text }) {
-    written.push(text);
-    return { content: `Note written: ${text}` };
-  },
-});
+const { tool: noteTool, written } = createNoteTool();
 
 let discord: FakeDiscord;
 let data: AdminDataPort;
@@ -48,29 +37,7 @@ beforeEach(() => {
   h.llm.reset();
 });
 
-const buttonsOf = (m: APIMessage) =>
-  (m.components ?? []).flatMap((row) =>
-    'components' in row ? (row.components as unknown[]) : [],
-  ) as APIButtonComponentWithCustomId[];
-/** The messages an interaction's token produced, once final. */
-const messagesOf = (token: string, count = 1) =>
-  discord.waitFor(
-    () => {
-      const it = discord.world.interactions.get(token)!;
-      const mine = [...it.messageIds]
-        .map((id) => discord.world.messages.get(id))
-        .filter(
-          (m): m is APIMessage =>
-            m !== undefined && m.id !== (('message' in it.payload && it.payload.message.id) || ''),
-        );
-      return (
-        mine.length >= count &&
-        mine.every((m) => !/^-# [⏳✓✗]/m.test(m.content) && ((m.flags ?? 0) & MessageFlags.Loading) === 0) &&
-        mine
-      );
-    },
-    `the answer to interaction ${token.slice(0, 12)}`,
-  );
+const messagesOf = (token: string, count = 1) => interactionAnswer(discord, token, count);
 
 describe('approvals on Discord', () => {
   it('Approve/Deny components; a stranger changes nothing; the asker’s Approve runs the call once', async () => {

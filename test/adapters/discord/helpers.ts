@@ -1,4 +1,4 @@
-import { MessageFlags, type APIMessage } from 'discord.js';
+import { MessageFlags, type APIButtonComponentWithCustomId, type APIMessage } from 'discord.js';
 import { z } from 'zod';
 import type { AgentExtension } from '../../../src/contract/extension.js';
 import type { Reply } from '../../../src/reply/model.js';
@@ -93,6 +93,32 @@ export function testExtension(recorded: Recorded): AgentExtension {
 /** A progress message ends with a status line (⏳ working, ✓/✗ a tool's result). */
 export const isProgress = (m: APIMessage) => /^-# [⏳✓✗]/m.test(m.content);
 export const fromBot = (discord: FakeDiscord) => (m: APIMessage) => m.author.id === discord.world.bot.id;
+
+/** The buttons of a message's action rows. */
+export const buttonsOf = (m: APIMessage) =>
+  (m.components ?? []).flatMap((row) =>
+    'components' in row ? (row.components as unknown[]) : [],
+  ) as APIButtonComponentWithCustomId[];
+
+/** The messages an interaction's token produced (not the message clicked), once final. */
+export const interactionAnswer = (discord: FakeDiscord, token: string, count = 1) =>
+  discord.waitFor(
+    () => {
+      const it = discord.world.interactions.get(token)!;
+      const mine = [...it.messageIds]
+        .map((id) => discord.world.messages.get(id))
+        .filter(
+          (m): m is APIMessage =>
+            m !== undefined && m.id !== (('message' in it.payload && it.payload.message.id) || ''),
+        );
+      return (
+        mine.length >= count &&
+        mine.every((m) => !isProgress(m) && ((m.flags ?? 0) & MessageFlags.Loading) === 0) &&
+        mine
+      );
+    },
+    `the answer to interaction ${token.slice(0, 12)}`,
+  );
 
 /** The bot's messages in a channel once none of them shows progress any more. */
 export async function finalMessages(

@@ -4,7 +4,7 @@
  * response as its callback. The bot runs without DISCORD_TOKEN: no gateway connection, answers
  * through the interaction's webhook token only.
  */
-import { ButtonStyle, MessageFlags, type APIButtonComponentWithCustomId, type APIMessage } from 'discord.js';
+import { ButtonStyle, MessageFlags } from 'discord.js';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { Hono } from 'hono';
@@ -25,6 +25,7 @@ import { runAdapter, sentMessages, startHarness, type Harness } from '../../help
 import { inboxIdle } from '../../helpers/inbox-idle.js';
 import { testTools } from '../../helpers/test-tools.js';
 import { LONG_SUGGESTION, reportTool, testExtension } from './helpers.js';
+import { buttonsOf, interactionAnswer } from './helpers.js';
 
 let discord: FakeDiscord;
 let data: AdminDataPort;
@@ -57,28 +58,7 @@ afterAll(async () => {
 });
 beforeEach(() => h.llm.reset());
 
-const buttonsOf = (m: APIMessage) =>
-  (m.components ?? []).flatMap((row) =>
-    'components' in row ? (row.components as unknown[]) : [],
-  ) as APIButtonComponentWithCustomId[];
-const answered = (token: string, count = 1) =>
-  discord.waitFor(
-    () => {
-      const it = discord.world.interactions.get(token)!;
-      const mine = [...it.messageIds]
-        .map((id) => discord.world.messages.get(id))
-        .filter(
-          (m): m is APIMessage =>
-            m !== undefined && m.id !== (('message' in it.payload && it.payload.message.id) || ''),
-        );
-      return (
-        mine.length >= count &&
-        mine.every((m) => !/^-# [⏳✓✗]/m.test(m.content) && ((m.flags ?? 0) & MessageFlags.Loading) === 0) &&
-        mine
-      );
-    },
-    `the answer to interaction ${token.slice(0, 12)}`,
-  );
+const answered = (token: string, count = 1) => interactionAnswer(discord, token, count);
 
 describe('the interactions endpoint', () => {
   it('opens no gateway connection and answers PING with PONG, as Discord checks when the URL is saved', async () => {

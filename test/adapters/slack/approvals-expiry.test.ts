@@ -6,8 +6,6 @@
  * receiving the same click run the call once.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineTool } from '../../../src/contract/tool.js';
 import type { AdminDataPort } from '../../../src/data/index.js';
 import { tenantApprovalsRow } from '../../../src/data/rows.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
@@ -26,21 +24,11 @@ import {
   startSlackRig,
   type SlackRig,
 } from './setup.js';
+import { createNoteTool } from '../../helpers/note-tool.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 
-const written: string[] = [];
-const noteTool = defineTool({
-  name: 'write_note',
-  title: 'Writing a note',
-  description: 'Writes a note somewhere outside the conversation.',
-  effect: 'write',
-  input: z.object({ text: z.string() }),
-  async run({ text }) {
-    written.push(text);
-    return { content: `Note written: ${text}` };
-  },
-});
+const { tool: noteTool, written } = createNoteTool();
 
 let port: AdminDataPort;
 let rig: SlackRig;

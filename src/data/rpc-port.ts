@@ -23,7 +23,8 @@ import { ROW_SCHEMAS, tenantRow, usageTotalsRow } from './rows.js';
 import { sqlStateOf, type RpcOptions, type Transport } from './transports/types.js';
 import { inTrace, SpanKind, traced } from '../telemetry/tracing.js';
 import { isConnectionError } from '../contract/infra-errors.js';
-import { createDatabaseOutageLog, retryRead } from './read-retry.js';
+import { retryRead } from './read-retry.js';
+import { createOutageNotice } from '../telemetry/outage-notice.js';
 
 /** What the CLIs (import, embed, migrate) need beyond the tools' port. */
 export interface AdminDataPort extends DataPort {
@@ -120,7 +121,8 @@ function turnJson(turn: TurnRecord): Record<string, unknown> {
 export function portOverTransport(transport: Transport, log: Logger, opts: PortOptions): AdminDataPort {
   const cacheMs = opts.tenantCacheMs ?? 10_000;
   const staleMs = Math.max(cacheMs, opts.tenantStaleMs ?? 600_000);
-  const outage = createDatabaseOutageLog(log);
+  // One warn line when the database stops answering, debug for every failed call after it, one info line when it is back.
+  const outage = createOutageNotice(log, 'the database answers again');
   // Bounded: one entry per workspace seen, the least recently used dropped past 10,000.
   const tenantCache = new LRUCache<string, { at: number; tenant: Tenant | null }>({ max: 10_000 });
 
@@ -174,10 +176,14 @@ export function portOverTransport(transport: Transport, log: Logger, opts: PortO
       const fields = { fn, code: error.code, transport: transport.kind, err };
       // An outage is told once (and its end), not once per call.
       if (!isConnectionError(err)) log.warn(fields, 'data call failed');
-      else outage.unreachable(fields);
+      else
+        outage.failed(
+          fields,
+          'the database is unreachable: reads are retried, known tenants served from cache, turns wait (told once per outage)',
+        );
       throw error;
     }
-    outage.reachable();
+    outage.ok();
     const ms = Math.round((performance.now() - started) * 10) / 10;
     const rows: z.infer<S>[] = [];
     for (const [i, value] of raw.entries()) {

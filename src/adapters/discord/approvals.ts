@@ -14,6 +14,7 @@ import type { KvStore } from '../../state/kv.js';
 import type { Logger } from '../../telemetry/logger.js';
 import type { ActionStore } from './custom-id.js';
 import type { DiscordWork, InteractionTarget } from './work.js';
+import { approvalOutcomeLine } from '../../reply/approval-outcome.js';
 
 /**
  * Discord's side of approvals nobody decides (issue 43): every replica with a gateway sweeps the
@@ -169,7 +170,7 @@ export function replaceExpiredApproval(
 
 /** The edit: the bot's own message directly, an interaction's through its webhook while the token lives. */
 async function editExpired(client: Client, kv: KvStore, m: Message, at: string, log: Logger): Promise<void> {
-  const body = { content: `⌛ Expired at ${at.slice(11, 16)} UTC.`, embeds: [], components: [] };
+  const body = { content: approvalOutcomeLine('expired', at), embeds: [], components: [] };
   if (!m.webhookId) return void (await m.edit(body));
   const hook = await kv.get<Hook>(hookKey(m.id));
   if (!hook) {

@@ -18,6 +18,7 @@ import { earlierMessages, findMarker, formatMarker, parseMarkers, type ReplayMar
 import { noticeMessage, renderReply, type SlackMessage } from './render.js';
 import { slackErrorCode } from './slack-errors.js';
 import { isUnwritable, ThreadPoster, type ThreadTarget } from './thread-poster.js';
+import { approvalOutcomeLine } from '../../reply/approval-outcome.js';
 
 export type { ThreadTarget } from './thread-poster.js';
 
@@ -154,8 +155,8 @@ export class TurnWriter {
         // The approval message says who decided and when; its buttons go (issue 43).
         const replace = this.target.replaceClicked;
         if (!replace) return;
-        const verb = { approved: '✅ Approved', denied: '🚫 Denied', expired: '⌛ Expired' }[event.outcome];
-        const text = `${verb}${event.outcome === 'expired' ? '' : ` by <@${event.by}>`} at ${event.at.slice(11, 16)} UTC.`;
+        const by = event.outcome === 'expired' ? undefined : `<@${event.by}>`;
+        const text = approvalOutcomeLine(event.outcome, event.at, by);
         return this.enqueue(async () => void (await replace({ text, blocks: [] })));
       }
       case 'error':

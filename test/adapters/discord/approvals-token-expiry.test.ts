@@ -1,0 +1,79 @@
+/**
+ * Issue 43 on Discord: a slash command's approval outlives the interaction's token (15 minutes,
+ * as long as APPROVAL_TIMEOUT by default; 4 s in this fake). Its approval message is the bot's
+ * own channel message, so when nobody decides it, the expiry still edits it: it says it expired
+ * and its buttons go; the model's answer follows in the channel; the tool never runs.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createDiscordAdapter } from '../../../src/adapters/discord/index.js';
+import type { AdminDataPort } from '../../../src/data/index.js';
+import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
+import { openPgliteTestPort } from '../../helpers/db.js';
+import { runAdapter, startHarness, type Harness } from '../../helpers/harness.js';
+import { createNoteTool } from '../../helpers/note-tool.js';
+import { buttonsOf } from './helpers.js';
+import { approvalOf } from './approval-helpers.js';
+
+const TOKEN_LIFETIME_MS = 4_000;
+const { tool: noteTool, written } = createNoteTool();
+
+let discord: FakeDiscord;
+let data: AdminDataPort;
+let h: Harness;
+let stop: (() => Promise<void>) | undefined;
+beforeAll(async () => {
+  [discord, data] = await Promise.all([
+    startFakeDiscord({ tokenLifetimeMs: TOKEN_LIFETIME_MS }),
+    openPgliteTestPort({ seedDemo: false }),
+  ]);
+  h = await startHarness({ tools: [noteTool], env: { ...discord.env(), APPROVAL_SWEEP_MS: '100' }, data });
+  stop = await runAdapter(h.sb, createDiscordAdapter(h.sb)!);
+});
+afterAll(async () => {
+  await stop?.();
+  await h?.close();
+  await data?.close();
+  await discord?.close();
+});
+beforeEach(() => {
+  written.length = 0;
+  h.llm.reset();
+});
+
+describe('a slash command’s approval after its interaction token expired', () => {
+  it('still loses its buttons and says it expired; the answer follows in the channel', async () => {
+    h.llm.script({ toolCalls: [{ name: 'write_note', arguments: { text: 'renew the lease' } }] });
+    const ask = discord.command('ask', { question: 'note: renew the lease' });
+    const { approval } = await approvalOf(discord, ask);
+    expect(buttonsOf(approval).map((b) => b.label)).toEqual(['Approve', 'Deny']);
+
+    // The interaction's token is dead: its webhook can no longer edit anything.
+    await sleep(TOKEN_LIFETIME_MS + 200);
+    const edits = discord.calls.length;
+    h.llm.script({ text: 'Nobody approved the note in time, so I did not write it.' });
+    await data.transport.sql!.query(
+      "update public.tool_approvals set expires_at = now() - interval '1 second' where state = 'pending'",
+    );
+    const updated = await discord.waitFor(() => {
+      const m = discord.world.messages.get(approval.id)!;
+      return m.content.startsWith('⌛') && m;
+    }, 'the approval message saying it expired');
+    expect(updated.content).toMatch(/^⌛ Expired at \d\d:\d\d UTC\.$/);
+    expect(updated.components ?? []).toEqual([]);
+    await discord.waitFor(
+      () =>
+        discord
+          .messagesIn(approval.channel_id)
+          .some((m) => m.content === 'Nobody approved the note in time, so I did not write it.'),
+      'the answer after the expiry',
+    );
+    // The message was edited with the bot token, not through the dead webhook.
+    const later = discord.calls.slice(edits);
+    expect(
+      later.some((c) => c.method === 'PATCH' && c.path.includes(`/messages/${approval.id}`) && c.status === 200),
+    ).toBe(true);
+    expect(later.filter((c) => c.path.includes('/webhooks/') && c.status === 401)).toEqual([]);
+    expect(written).toEqual([]);
+  });
+});

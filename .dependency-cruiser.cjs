@@ -29,6 +29,8 @@ const mayImport = {
   // Files shared with a message: fetched from the platform's own hosts, typed by their bytes,
   // read into text or image parts. Knows no agent, tool or platform SDK.
   attachments: ['contract', 'config', 'telemetry', 'net', 'security'],
+  // A tenant's MCP servers (issue 44): their rows, connections, cached tool lists and tool adapters.
+  mcp: ['contract', 'config', 'telemetry', 'net', 'security', 'data', 'state'],
   // The tools and the agent meet only through the contract.
   tools: ['contract', 'config', 'telemetry', 'net', 'reply', 'provider', 'data', 'state', 'security'],
   agent: ['contract', 'config', 'telemetry', 'net', 'reply', 'provider', 'data', 'state', 'security', 'attachments'],
@@ -47,6 +49,7 @@ const mayImport = {
     'inbox',
     'agent',
     'attachments',
+    'mcp',
   ],
   // The composition: builds everything and starts the adapters.
   wiring: [
@@ -64,6 +67,7 @@ const mayImport = {
     'agent',
     'adapters',
     'attachments',
+    'mcp',
   ],
 };
 // The programs: `npm start`, `npm run chat`, `npm run discord:deploy`; nothing imports them.

@@ -109,6 +109,7 @@ if (!gc) console.log('(run with node --expose-gc for the memory figure)');
 // The fake OpenAI keeps every request it saw: cleared, so the figure is the app's own.
 rig.llm.reset();
 const heapBefore = heap();
+const rssBefore = process.memoryUsage().rss;
 for (let i = 0; i < pendingCount; i++) {
   if (i % 100 === 0) rig.llm.reset();
   rig.llm.script({ toolCalls: [{ name: 'write_note', arguments: { text: `p${i}` } }] });
@@ -116,7 +117,10 @@ for (let i = 0; i < pendingCount; i++) {
 }
 rig.llm.reset();
 const heapAfter = heap();
+const rssAfter = process.memoryUsage().rss;
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(2);
 console.log(
-  `${pendingCount} pending approvals: heap ${((heapAfter - heapBefore) / 1024 / 1024).toFixed(2)} MB more after GC (${(heapBefore / 1024 / 1024).toFixed(1)} → ${(heapAfter / 1024 / 1024).toFixed(1)} MB)`,
+  `${pendingCount} pending approvals: heap ${mb(heapAfter - heapBefore)} MB more after GC (${(heapBefore / 1024 / 1024).toFixed(1)} → ${(heapAfter / 1024 / 1024).toFixed(1)} MB); ` +
+    `RSS ${mb(rssAfter - rssBefore)} MB more (the allocator keeps freed pages: an upper bound)`,
 );
 await rig.close();

@@ -4,6 +4,7 @@ import { UserFacingError, type IncomingMessage } from '../contract/turn.js';
 import { tenantFor } from '../data/index.js';
 import type { RateLimits } from '../security/rate-limits.js';
 import type { createBudgets } from './budget.js';
+import { isApprovalAction } from './approval-turn.js';
 
 /** The tenant the message's workspace maps to; a workspace with none is told how to get set up. */
 export async function resolveTenant(
@@ -37,6 +38,11 @@ export interface AdmissionDeps {
  * token and cost budgets. A turn over either is refused with a `UserFacingError` saying when to retry.
  */
 export async function admitTurn(deps: AdmissionDeps, message: IncomingMessage, tenant: Tenant): Promise<void> {
+  // A decision on a paused step (a click, POST /api/approvals/{id}, the console's y/n) or the
+  // sweep's expiry is the rest of a turn admitted when it was asked, not a new message: it neither
+  // counts against the user's message rate nor is refused by the budget, or a pending approval
+  // could never be closed (an expiry refused here would leave its buttons up for good). Issue 43.
+  if (isApprovalAction(message.action)) return;
   const flood = await deps.rateLimits.message({
     tenantId: tenant.id,
     platform: message.platform,

@@ -50,6 +50,8 @@ export async function afterReply(input: AfterReplyInput): Promise<void> {
     toolCalls: result.toolCalls,
     data: result.data,
     ...(flags.length ? { flags } : {}),
+    ...(result.model ? { model: result.model } : {}),
+    ...(seen.id ? { turnId: seen.id } : {}),
   });
   await saved;
 }

@@ -1,4 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createFeedbackRecorder, withFeedback } from './feedback.js';
+import type { FeedbackResult, FeedbackVote } from '../contract/feedback.js';
 import type { Config } from '../config/index.js';
 import { createBudgets, type BudgetConfig } from './budget.js';
 import type { DataPort } from '../contract/data.js';
@@ -14,6 +16,7 @@ import type { AgentExtension, TurnScope } from '../contract/extension.js';
 import { threadKey } from '../contract/thread-state.js';
 import type { IncomingMessage, TurnEvent, TurnOptions } from '../contract/turn.js';
 import { actionHandler, agentExtensions, resolveText } from './extensions.js';
+import { recallNotes } from './recall.js';
 import { admitTurn, resolveTenant } from './admission.js';
 import { inThread, type ThreadLockLike, type ThreadStoreLike } from './thread-session.js';
 import { applyGuardVerdict, screenMessage } from './screening.js';
@@ -30,6 +33,9 @@ import { isApprovalAction, type ApprovalDeps } from './approval-turn.js';
 import { holdForApproval, resumeApproval } from './approval-resume.js';
 import { createApprovalStore } from '../data/approvals.js';
 import { isAdminPort } from '../data/rpc-port.js';
+import { sharedChannelSettings, type ChannelSettingsLookup } from '../data/channel-settings.js';
+import { settingsForTurn } from './channel-turn.js';
+import { createServedTools, type ServedTools } from './served-tools.js';
 
 export type { ThreadLockLike, ThreadStoreLike } from './thread-session.js';
 
@@ -45,7 +51,7 @@ export interface AgentDeps {
   > &
     Partial<BudgetConfig> &
     Partial<ThreadContextSettings> &
-    Partial<Pick<Config, 'APPROVAL_TIMEOUT'>>;
+    Partial<Pick<Config, 'APPROVAL_TIMEOUT' | 'FEEDBACK'>>;
   llm: LlmClient;
   registry: ToolRegistry;
   data: DataPort;
@@ -68,6 +74,8 @@ export interface AgentDeps {
   usageJournal?: UsageJournal;
   /** Files shared with a message (ATTACHMENT_* and whether the model takes images); default: the settings' defaults, no images. */
   files?: TurnFilesSettings;
+  /** Settings per channel (issue 46), cached like tenants; default: read through `data`, cached 10 s. */
+  channels?: ChannelSettingsLookup;
 }
 
 /** The ATTACHMENT_* defaults, for an agent built without the settings (tests, benches). */
@@ -78,6 +86,10 @@ export interface Agent {
   handle(message: IncomingMessage, signal?: AbortSignal, options?: TurnOptions): AsyncIterable<TurnEvent>;
   /** Whether a button's action id has a handler (an adapter need not mark a click it cannot answer). */
   handlesAction(actionId: string): boolean;
+  /** The tenant's read tools for MCP clients (`/mcp`, issue 44): same registry, limits, budgets and turn record. */
+  served: ServedTools;
+  /** Records a vote on an answer (issue 47): the voter's tenant from the platform, one vote per person per answer. */
+  feedback(vote: FeedbackVote): Promise<FeedbackResult>;
 }
 
 const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
@@ -88,9 +100,13 @@ export function createAgent(deps: AgentDeps): Agent {
   const historyMax = config.HISTORY_MAX_TOKENS ?? 6_000;
   const now = deps.now ?? (() => new Date());
   const ext = agentExtensions(deps.extensions ?? []);
+  const channels = deps.channels ?? sharedChannelSettings(data, { log });
   const budgets = createBudgets(data, config, log, now, deps.usageJournal);
   const rateLimits = deps.rateLimits ?? createRateLimits({ log });
   const turnHashKey = deps.turnHashKey ?? randomBytes(32).toString('hex');
+  const feedback = createFeedbackRecorder({ data, tenantMode: config.TENANT_MODE, hashKey: turnHashKey, log });
+  // FEEDBACK (default on in the settings); an agent built without the settings (tests, benches) asks for none.
+  const askFeedback = config.FEEDBACK === 'on';
   const ledger = createTurnLedger({
     data,
     llm,
@@ -116,6 +132,7 @@ export function createAgent(deps: AgentDeps): Agent {
     : undefined;
   const answerDeps = {
     canPause: approvals !== undefined,
+    images: deps.files?.images === true,
     llm,
     registry,
     rateLimits,
@@ -140,9 +157,13 @@ export function createAgent(deps: AgentDeps): Agent {
     turnSignal: (s: AbortSignal) => void,
     seen: TurnSummary,
   ): Promise<void> {
-    const tenant = await resolveTenant(data, config.TENANT_MODE, message);
-    seen.tenant = tenant.slug ?? tenant.id;
-    seen.tenantId = tenant.id;
+    const base = await resolveTenant(data, config.TENANT_MODE, message);
+    seen.tenant = base.slug ?? base.id;
+    seen.tenantId = base.id;
+    // The channel's settings over the tenant's (issue 46): the rest of the turn reads the merged tenant.
+    const settings = await settingsForTurn(channels, base, message, llm.model);
+    const tenant = settings.tenant;
+    seen.settings = settings.sources;
     // Structural: every adapter's turn passes here, so no call site can forget the limits or the budget.
     await admitTurn({ rateLimits, budgets }, message, tenant);
     const key = threadKey(message, tenant.id);
@@ -164,7 +185,10 @@ export function createAgent(deps: AgentDeps): Agent {
           emit({ type: 'error', code: 'bad_request', message: resumed.refused, private: true });
           return;
         }
-        emit({ type: 'reply', reply: { text: resumed.text, blocks: resumed.blocks } });
+        emit({
+          type: 'reply',
+          reply: { text: resumed.text, blocks: withFeedback(resumed.blocks, seen.id, askFeedback) },
+        });
         await afterReply({
           message,
           tenantId: tenant.id,
@@ -209,6 +233,8 @@ export function createAgent(deps: AgentDeps): Agent {
       if (context.flagged) screened.flags.push('context_injection');
       // The message's files, read one at a time: their text fenced as data, images for a model that takes them.
       const files = await readTurnFiles(scope, deps.files ?? DEFAULT_FILES, screened.flags, signal);
+      // Long-term memory the turn may see (issue 45): after the cacheable prefix, counted in the record.
+      const notes = await recallNotes(ext.recall, scope, resolved, signal, seen);
       const { result, mode } = await answer(answerDeps, {
         scope,
         text: screened.text,
@@ -216,6 +242,7 @@ export function createAgent(deps: AgentDeps): Agent {
         emit,
         ...(context.message ? { context: context.message } : {}),
         ...(files ? { files } : {}),
+        ...(notes ? { notes } : {}),
       });
       applyGuardVerdict(screened, await guarded, message, turnLog);
       await mode?.after?.(result, scope);
@@ -224,7 +251,13 @@ export function createAgent(deps: AgentDeps): Agent {
           ? await holdForApproval(approvals, scope, key, result, emit)
           : result.added;
       keepHistory(state, historyText(screened.text, files), added, historyMax, context.message);
-      emit({ type: 'reply', reply: { text: result.text, blocks: withFileProblems(result.blocks, files) } });
+      // A final answer asks for a vote (issue 47); a step that waits for a person is not one yet.
+      const final = withFeedback(
+        withFileProblems(result.blocks, files),
+        seen.id,
+        askFeedback && result.ended !== 'approval',
+      );
+      emit({ type: 'reply', reply: { text: result.text, blocks: final } });
       await afterReply({
         message,
         tenantId: tenant.id,
@@ -274,7 +307,11 @@ export function createAgent(deps: AgentDeps): Agent {
     });
   }
 
+  const served = createServedTools({ config, registry, data, llm, log, now, rateLimits, budgets, ledger });
+
   return {
+    served,
+    feedback,
     handlesAction: (actionId) =>
       actionHandler(ext, actionId) !== undefined || (approvals !== undefined && isApprovalAction({ id: actionId })),
     handle(raw, outer, options) {
@@ -283,7 +320,7 @@ export function createAgent(deps: AgentDeps): Agent {
       const channel = createEventChannel<TurnEvent>();
       let signal: AbortSignal | undefined;
       const started = performance.now();
-      const seen: TurnSummary = { outcome: 'answered', toolResults: [], started };
+      const seen: TurnSummary = { outcome: 'answered', toolResults: [], started, id: randomUUID() };
       let answered = false;
       /** Something beyond a status reached the user: a retry would show it twice. */
       let shown = false;
@@ -331,6 +368,7 @@ export function createAgent(deps: AgentDeps): Agent {
               promptTokens: seen.usage?.promptTokens ?? 0,
               completionTokens: seen.usage?.completionTokens ?? 0,
               tools: seen.tools ?? 0,
+              ...(seen.memories ? { memories: seen.memories } : {}),
             },
             'turn',
           );

@@ -10,6 +10,7 @@ import { runLoop, type LoopInput } from './loop.js';
 import { systemPrompt } from './prompts.js';
 import type { ToolRegistry } from './registry.js';
 import { tenantFallbacks } from '../contract/model-chain.js';
+import { turnModel } from '../contract/channel-settings.js';
 import type { Tenant } from '../contract/data.js';
 import type { Logger } from '../telemetry/logger.js';
 
@@ -26,6 +27,8 @@ export interface AnswerDeps {
   historyMax: number;
   /** Calls that need a person's OK can wait for one (issue 43: the agent records pending approvals). */
   canPause?: boolean;
+  /** The model takes image parts (MODEL_INPUT_IMAGES): tools' images are shown to it (issue 44). */
+  images?: boolean;
 }
 
 export interface AnswerInput {
@@ -36,6 +39,8 @@ export interface AnswerInput {
   context?: ChatMessage;
   /** The message's files, read (src/agent/turn-files.ts): their text after `text`, images as image parts. */
   files?: ReadFiles;
+  /** Recalled long-term memory (issue 45): trailing system notes, after the cacheable prefix, not kept in history. */
+  notes?: string[];
   signal: AbortSignal;
   emit: (e: TurnEvent) => void;
 }
@@ -130,9 +135,18 @@ function loopInput(deps: AnswerDeps, input: AnswerInput, mode: ModeDefinition | 
     log,
     only: mode?.tools,
     requireTerminal: mode?.requireTerminal,
+    ...(input.notes ? { notes: input.notes } : {}),
     ...(deps.canPause ? { canPause: true } : {}),
+    ...(deps.images ? { images: true } : {}),
     ...fallbacksOf(tenant, log),
+    ...modelOf(tenant),
   };
+}
+
+/** The turn's model: a channel's or the tenant's `model` setting (issue 46); none, OPENAI_MODEL. */
+function modelOf(tenant: Tenant): { model?: string } {
+  const model = turnModel(tenant);
+  return model ? { model } : {};
 }
 
 /** Tenants' settings whose model_fallbacks did not parse, already said in the log (said once each). */

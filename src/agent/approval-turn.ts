@@ -291,13 +291,17 @@ function argumentsLine(args: Record<string, unknown>): string {
 function waited(call: StepApproval, tenantId: string): void {
   metrics.approvals.inc({ outcome: call.state });
   if (!tracingOn()) return;
+  const end = call.decided_at ? Date.parse(call.decided_at) : Date.now();
   const span = startSpan('approval wait', {
     startTime: Date.parse(call.created_at),
     attributes: {
       'switchboard.tool': call.tool,
       'switchboard.approval.outcome': call.state,
+      'switchboard.approval.wait_ms': Math.max(0, end - Date.parse(call.created_at)),
+      // Whether a person decided (the approver's keyed hash, as in the turn record) or the clock did.
+      'switchboard.approval.decided_by_person': call.decided_by !== null,
       'switchboard.tenant': tenantId,
     },
   });
-  span.end(call.decided_at ? Date.parse(call.decided_at) : Date.now());
+  span.end(end);
 }

@@ -4,6 +4,7 @@ import type {
   AgentExtension,
   CommandHandler,
   ModeDefinition,
+  RecallHandler,
   TurnScope,
 } from '../contract/extension.js';
 import { UserFacingError, type IncomingMessage, type TurnEvent } from '../contract/turn.js';
@@ -68,11 +69,22 @@ function mergeExtensions(list: AgentExtension[]): Extensions {
     actions: Object.create(null) as Record<string, ActionHandler>,
     commands: Object.create(null) as Record<string, CommandHandler>,
     modes: Object.create(null) as Record<string, ModeDefinition>,
+    recall: async () => undefined,
   };
+  const recalls: RecallHandler[] = [];
   for (const e of list) {
     Object.assign(out.actions, e.actions);
     Object.assign(out.commands, e.commands);
     Object.assign(out.modes, e.modes);
+    if (e.recall) recalls.push(e.recall);
   }
+  // One family recalls today (memory); several would each add their own note, in order.
+  if (recalls.length === 1) out.recall = recalls[0]!;
+  else if (recalls.length > 1)
+    out.recall = async (scope, text, signal) => {
+      const got = (await Promise.all(recalls.map((r) => r(scope, text, signal)))).filter((r) => r !== undefined);
+      if (got.length === 0) return undefined;
+      return { note: got.map((r) => r.note).join('\n'), count: got.reduce((n, r) => n + r.count, 0) };
+    };
   return out;
 }

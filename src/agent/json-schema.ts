@@ -76,6 +76,60 @@ export function toolParameters(schema: z.ZodType, dialect: Dialect): Json {
   return dialect === 'openai' ? toStrict(base) : toGemini(base);
 }
 
+/**
+ * A tool's JSON Schema from elsewhere (an MCP server's `inputSchema`) as a provider takes it, and
+ * whether OpenAI's strict mode may enforce it: only when every node uses keywords strict mode can
+ * express (or ones dropped safely because the arguments are validated against the full schema
+ * anyway: titles, defaults, length limits). Otherwise the schema goes as it is, non-strict.
+ */
+export function jsonToolParameters(schema: Json, dialect: Dialect): { parameters: Json; strict: boolean } {
+  const { $schema: _ignored, ...rest } = schema;
+  const base: Json = { ...rest, type: 'object', properties: isJson(rest.properties) ? rest.properties : {} };
+  if (dialect === 'gemini') return { parameters: toGemini(base), strict: false };
+  return strictExpressible(base) ? { parameters: toStrict(base), strict: true } : { parameters: base, strict: false };
+}
+
+/** Keywords strict mode lacks that only narrow or annotate: dropped from the strict export, still validated. */
+const DROPPABLE = new Set([
+  '$schema',
+  '$id',
+  '$comment',
+  'title',
+  'default',
+  'examples',
+  'minLength',
+  'maxLength',
+  'minProperties',
+  'maxProperties',
+  'uniqueItems',
+  'readOnly',
+  'writeOnly',
+  'deprecated',
+  'contentMediaType',
+  'contentEncoding',
+]);
+
+function strictExpressible(node: unknown, depth = 0): boolean {
+  if (!isJson(node) || depth > 10) return false;
+  for (const [k, v] of Object.entries(node)) {
+    if (DROPPABLE.has(k)) continue;
+    if (!OPENAI_STRICT_KEYWORDS.has(k)) return false;
+    if (k === 'additionalProperties' && v !== false) return false;
+    if (k === 'format' && !OPENAI_STRICT_FORMATS.has(String(v))) continue;
+    if (k === 'anyOf' && !(Array.isArray(v) && v.every((b) => strictExpressible(b, depth + 1)))) return false;
+    if (k === 'items' && !strictExpressible(v, depth + 1)) return false;
+    if (k === 'properties') {
+      if (!isJson(v) || !Object.values(v).every((p) => strictExpressible(p, depth + 1))) return false;
+    }
+  }
+  const types = Array.isArray(node.type) ? (node.type as unknown[]) : [node.type];
+  if (types.filter((t) => t !== 'null').length > 1) return false;
+  // A free-form object (no properties) cannot be strict: strict mode allows no key it was not told of.
+  if (types.includes('object') && !(isJson(node.properties) && Object.keys(node.properties).length > 0))
+    return depth === 0;
+  return true;
+}
+
 function toStrict(node: Json): Json {
   const out: Json = {};
   for (const [k, v] of Object.entries(node)) {

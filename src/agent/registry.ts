@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ToolSpec } from '../contract/llm.js';
-import { type Dialect, stripNulls, toolParameters } from './json-schema.js';
-import type { AnyTool, OfferContext, Toolsets } from '../contract/tool.js';
+import { type Dialect, jsonToolParameters, stripNulls, toolParameters } from './json-schema.js';
+import type { AnyTool, OfferContext, Toolsets, ToolSource } from '../contract/tool.js';
 import { truncate } from '../reply/text.js';
 import { approvalSettings, gateCall } from '../contract/approvals.js';
 
@@ -34,6 +34,8 @@ export interface ToolRegistry {
 export interface RegistryOptions {
   /** The tool families each tenant may use; without it every tool is on. */
   toolsets?: Toolsets;
+  /** Tools that exist per tenant at run time (a tenant's MCP servers): offered beside these, through the same policy. */
+  sources?: readonly ToolSource[];
 }
 
 export function createToolRegistry(
@@ -80,11 +82,20 @@ export function createToolRegistry(
     return (tool) => !tool.family || enabled.has(tool.family);
   };
 
+  /** The tenant's tools from the sources (never one that shadows ours or has a name providers refuse). */
+  const fromSources = async (ctx: OfferContext): Promise<AnyTool[]> => {
+    if (!opts.sources?.length) return [];
+    const lists = await Promise.all(opts.sources.map((s) => s.tools(ctx).catch(() => [] as AnyTool[])));
+    return lists.flat().filter((t) => TOOL_NAME.test(t.name) && !byName.has(t.name));
+  };
+
   return {
     tools,
     async offered(ctx, only) {
       const on = await allowed(ctx);
-      const candidates = (only ? only.flatMap((n) => byName.get(n) ?? []) : tools).filter(on);
+      const dynamic = await fromSources(ctx);
+      const all = dynamic.length ? [...tools, ...dynamic] : tools;
+      const candidates = (only ? all.filter((t) => only.includes(t.name)) : all).filter(on);
       const decisions = await Promise.all(
         candidates.map(async (tool) => (((await tool.offer?.(ctx)) ?? true) ? tool : undefined)),
       );
@@ -130,6 +141,19 @@ export function createToolRegistry(
 }
 
 export function toolSpec(tool: AnyTool, schema: z.ZodObject, dialect: Dialect): ToolSpec {
+  if (tool.jsonSchema) {
+    // A schema from elsewhere (an MCP server): strict only where strict mode can express it.
+    const { parameters, strict } = jsonToolParameters(tool.jsonSchema, dialect);
+    return {
+      type: 'function',
+      function: {
+        name: tool.name,
+        description: tool.description,
+        parameters,
+        ...(dialect === 'openai' ? { strict } : {}),
+      },
+    };
+  }
   return {
     type: 'function',
     function: {

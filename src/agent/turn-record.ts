@@ -17,8 +17,14 @@ export interface TurnSummary {
   toolResults: { tool: string; ok: boolean }[];
   /** performance.now() when the turn was handed in. */
   started: number;
+  /** Long-term memory notes recalled into the prompt (issue 45): the record keeps the count. */
+  memories?: number;
   /** Its turn record was written (a failure after that, saving the thread, adds no second one). */
   recorded?: boolean;
+  /** The turn record's id, decided when the turn starts: an answer's feedback names it (issue 47). */
+  id?: string;
+  /** Where each setting of the turn came from (channel, tenant, default; issue 46), once the channel was read. */
+  settings?: Record<string, string>;
 }
 
 /** Error codes that mean the bot declined the turn (a limit, a budget, the request itself), not that it broke. */
@@ -45,7 +51,7 @@ export interface TurnRecorderOptions {
  */
 export function createTurnRecorder(opts: TurnRecorderOptions) {
   const hashKey = opts.hashKey ?? randomBytes(32).toString('hex');
-  const idHash = (value: string) => createHmac('sha256', hashKey).update(value).digest('hex').slice(0, 24);
+  const idHash = (value: string) => keyedHash(hashKey, value);
 
   return function turnRecord(
     message: IncomingMessage,
@@ -62,11 +68,21 @@ export function createTurnRecorder(opts: TurnRecorderOptions) {
     return {
       ...outcome,
       // Both rows of the turn carry it: a second write of the turn (the usage journal's) is skipped.
-      id: randomUUID(),
+      id: seen.id ?? randomUUID(),
       durationMs: performance.now() - seen.started,
       threadHash: idHash(threadKey(message, tenantId)),
-      userHash: idHash(`${message.platform}:${tenantId}:${message.userId}`),
+      userHash: idHash(userHashInput(message.platform, tenantId, message.userId)),
       ...(traceId ? { traceId } : {}),
+      ...(seen.settings ? { settings: seen.settings } : {}),
+      ...(seen.memories ? { memories: seen.memories } : {}),
     };
   };
 }
+
+/** A keyed hash (HMAC-SHA-256, 24 hex digits): equal values give equal hashes; without the key nobody can tell which. */
+export const keyedHash = (hashKey: string, value: string): string =>
+  createHmac('sha256', hashKey).update(value).digest('hex').slice(0, 24);
+
+/** What a person's hash is taken of: the same for their turns and their votes on answers (issue 47). */
+export const userHashInput = (platform: string, tenantId: string, userId: string): string =>
+  `${platform}:${tenantId}:${userId}`;

@@ -6,10 +6,15 @@ import { checkDataSettings, dataSettings } from './data.js';
 import { checkDiscordSettings, discordSettings } from './discord.js';
 import { ConfigError } from './error.js';
 import type { Report } from './fields.js';
+import { feedbackSettings } from './feedback.js';
 import { httpSettings } from './http.js';
 import { limitSettings } from './limits.js';
+import { mcpSettings } from './mcp.js';
+import { mcpOAuthSettings } from './mcp-oauth.js';
+import { memorySettings } from './memory.js';
 import { modelSettings, requireLlm } from './model.js';
 import { checkSlackSettings, slackSettings } from './slack.js';
+import { slackStreamSettings } from './slack-stream.js';
 import { telemetrySettings } from './telemetry.js';
 import { threadContextSettings } from './thread-context.js';
 import { toolSettings } from './tools.js';
@@ -32,10 +37,15 @@ export const configSchema = z
     ...toolSettings.shape,
     ...dataSettings.shape,
     ...slackSettings.shape,
+    ...slackStreamSettings.shape,
     ...discordSettings.shape,
     ...threadContextSettings.shape,
     ...attachmentSettings.shape,
     ...approvalSettingsEnv.shape,
+    ...mcpSettings.shape,
+    ...mcpOAuthSettings.shape,
+    ...memorySettings.shape,
+    ...feedbackSettings.shape,
   })
   .superRefine((c, ctx) => {
     const report: Report = (name, message) => ctx.addIssue({ code: 'custom', path: [name], message });

@@ -77,13 +77,19 @@ export interface CallGate {
  * (unless the tenant set `taint: false`). `off` stays off.
  */
 export function gateCall(
-  tool: { name: string; family?: string | undefined; effect?: ToolEffect | undefined },
+  tool: {
+    name: string;
+    family?: string | undefined;
+    effect?: ToolEffect | undefined;
+    selfService?: boolean | undefined;
+  },
   turn: { role: UserRole; tainted?: boolean | undefined },
   settings: ApprovalSettings,
 ): CallGate {
   const effect = tool.effect ?? 'read';
   const set = settings.policy?.[tool.name] ?? (tool.family ? settings.policy?.[tool.family] : undefined);
-  const policy = set ?? defaultPolicy(effect, turn.role);
+  // A self-service write (a person's own memory; a guest's reaches their own notes only) runs unless the tenant says otherwise.
+  const policy = set ?? (tool.selfService ? 'auto' : defaultPolicy(effect, turn.role));
   const reason = set ? 'policy' : 'default';
   if (policy === 'off') return { gate: 'off', reason };
   if (policy === 'approve') return { gate: 'approve', reason };

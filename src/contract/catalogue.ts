@@ -82,6 +82,8 @@ export const READ_FUNCTIONS = {
   },
   // Which tool families the tenant has data for (the automatic toolset; src/tools/toolsets.ts).
   tenant_data_families: { tenant_id: 'uuid' },
+  // A turn's channel and its parent's settings (issue 46): read by the agent and the adapters' reply mode.
+  channel_settings_for: { tenant_id: 'uuid', channel_ids: 'text[]' },
   // The one write a tool makes (append-only, into the tenant's own business): take_message.
   take_message: {
     tenant_id: 'uuid',
@@ -91,6 +93,51 @@ export const READ_FUNCTIONS = {
     platform: 'text',
     user_id: 'text',
     business_id: 'uuid?',
+  },
+  // Long-term memory (issue 45): the tenant's notes, each with a scope (user, channel, team).
+  memory_add: {
+    tenant_id: 'uuid',
+    scope: 'text',
+    platform: 'text',
+    user_id: 'text',
+    text: 'text',
+    member: 'boolean',
+    max_per_user: 'integer',
+    max_per_tenant: 'integer',
+    ttl_days: 'integer',
+    channel_id: 'text?',
+    everywhere: 'boolean?',
+    now: 'timestamp with time zone?',
+  },
+  memory_recall: {
+    tenant_id: 'uuid',
+    platform: 'text',
+    user_id: 'text',
+    channel_id: 'text',
+    direct: 'boolean',
+    member: 'boolean',
+    query: 'text',
+    query_embedding: 'real[]?',
+    limit: 'integer?',
+    now: 'timestamp with time zone?',
+  },
+  memory_set_embedding: { tenant_id: 'uuid', id: 'uuid', embedding: 'real[]' },
+  memory_list: {
+    tenant_id: 'uuid',
+    platform: 'text',
+    user_id: 'text',
+    channel_id: 'text',
+    member: 'boolean',
+    limit: 'integer?',
+    now: 'timestamp with time zone?',
+  },
+  memory_forget: {
+    tenant_id: 'uuid',
+    id: 'uuid',
+    platform: 'text',
+    user_id: 'text',
+    member: 'boolean',
+    channel_id: 'text?',
   },
 } as const;
 
@@ -192,6 +239,11 @@ export const ADMIN_FUNCTIONS = {
   // Approval policy per tenant (issue 43): null approvals = the defaults.
   set_tenant_approvals: { tenant: 'text', approvals: 'jsonb?' },
   list_tenant_approvals: {},
+  // Settings per channel (issue 46): the CLI, the admin API and the console; the turns page's sources.
+  set_channel_settings: { tenant: 'text', channel_id: 'text', settings: 'jsonb' },
+  clear_channel_settings: { tenant: 'text', channel_id: 'text' },
+  list_channel_settings: { tenant: 'text?' },
+  turn_settings: { ids: 'text[]' },
   // Pending approvals (issue 43): the agent's, never a tool's (a tool must not approve its own call).
   approval_create: {
     tenant_id: 'uuid',
@@ -219,6 +271,46 @@ export const ADMIN_FUNCTIONS = {
   approval_counts: { from: 'timestamp with time zone', to: 'timestamp with time zone' },
   // Approvals past their time that nobody decided (the sweep's; issue 43).
   approval_due: { platforms: 'text[]', now: 'timestamp with time zone?', limit: 'integer?' },
+  // Long-term memory (issue 45): the console's counts and notes, the CLI's export and purge.
+  memory_counts: { now: 'timestamp with time zone?' },
+  memory_admin_list: { tenant: 'text', scopes: 'text[]?', limit: 'integer?', now: 'timestamp with time zone?' },
+  memory_purge: { tenant: 'text', scope: 'text?' },
+  // A tenant's MCP servers (issue 44; src/mcp/store.ts): headers arrive sealed.
+  mcp_server_add: {
+    tenant_id: 'uuid',
+    name: 'text',
+    url: 'text',
+    headers_sealed: 'text?',
+    auth_kind: 'text?',
+    enabled_tools: 'text[]?',
+  },
+  mcp_server_list: { tenant_id: 'uuid' },
+  mcp_server_remove: { tenant_id: 'uuid', name: 'text' },
+  mcp_server_set_tools: { tenant_id: 'uuid', name: 'text', enabled_tools: 'text[]?', disabled_tools: 'text[]?' },
+  // Their OAuth grants (issue 44; src/mcp/oauth-store.ts): the grant and a consent in progress arrive sealed.
+  mcp_oauth_get: { tenant_id: 'uuid', server_id: 'uuid' },
+  mcp_oauth_put: {
+    tenant_id: 'uuid',
+    server_id: 'uuid',
+    client_id: 'text?',
+    state_sealed: 'text?',
+    pending_sealed: 'text?',
+    status: 'text?',
+    status_detail: 'text?',
+    expires_at: 'timestamp with time zone?',
+  },
+  mcp_oauth_overview: {},
+  // Feedback on answers (issue 47): one vote per person per turn, and the console's figures and list.
+  feedback_record: {
+    tenant_id: 'uuid',
+    turn_id: 'uuid',
+    user_hash: 'text',
+    platform: 'text',
+    value: 'text',
+    comment: 'text?',
+  },
+  feedback_overview: { from: 'timestamp with time zone', to: 'timestamp with time zone' },
+  list_feedback: { value: 'text?', tenant: 'text?', offset: 'integer?', limit: 'integer?', turn_id: 'uuid?' },
 } as const;
 
 export type ReadFunctionName = keyof typeof READ_FUNCTIONS;

@@ -141,6 +141,10 @@ export interface TurnRecord {
   id?: string;
   /** When the turn ended (ISO 8601): a row written late still counts when it happened. */
   at?: string;
+  /** How many long-term memory notes the turn recalled into its prompt (issue 45; never their text). */
+  memories?: number;
+  /** Where each of the turn's settings came from (issue 46): `{ model: 'channel', language: 'tenant', … }`. */
+  settings?: Record<string, string>;
 }
 
 export interface UsageQuery {

@@ -74,7 +74,20 @@ export interface ModeDefinition {
   after?: (result: LoopResult, scope: TurnScope) => Promise<void> | void;
 }
 
+/**
+ * What a family recalls for a turn before its first model call (long-term memory, issue 45): a
+ * note for the model (data, fenced by the family) placed after the cacheable prefix, and how many
+ * items it holds (the turn record keeps the count, never the text). Undefined: nothing to add.
+ */
+export interface Recalled {
+  note: string;
+  count: number;
+}
+export type RecallHandler = (scope: TurnScope, text: string, signal: AbortSignal) => Promise<Recalled | undefined>;
+
 export interface AgentExtension {
+  /** Recalls what the turn may see before the model is first asked (issue 45: long-term memory). */
+  recall?: RecallHandler;
   /** Keyed by the action id up to its first '.', e.g. `campaigns` for `campaigns.more`. */
   actions?: Record<string, ActionHandler>;
   commands?: Record<string, CommandHandler>;

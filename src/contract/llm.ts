@@ -78,6 +78,11 @@ export interface CompletionRequest {
   onReasoning?: (delta: string) => void;
   /** The tenant's own fallback endpoints, in place of MODEL_FALLBACKS (an empty list: none). */
   fallbacks?: readonly ModelEndpoint[];
+  /**
+   * `model` is the turn's own (a channel's or the tenant's setting, issue 46): it heads the chain on
+   * the main endpoint and the fallbacks follow. Without it another model (REWRITE_MODEL) is asked alone.
+   */
+  headsChain?: boolean;
 }
 
 export interface LlmClient {

@@ -18,6 +18,8 @@ export interface OfferContext {
   /** The database, bound to `tenant`: a tool cannot name another tenant. */
   data: TenantDataPort;
   log: Logger;
+  /** The turn's message, when a turn asks (the memory tools are offered when it asks to remember or forget). */
+  message?: IncomingMessage;
 }
 
 /** Attempts whose failures a user may make only so many of in a window (BOOKING_LOOKUP_FAILURES_PER_HOUR). */
@@ -52,6 +54,8 @@ export interface ToolContext extends OfferContext {
   emit: (event: Extract<TurnEvent, { type: 'tool_event' }>) => void;
   /** Other people's words reached the model this turn (see `TurnScope.tainted`): a write or spend should wait for a person. */
   tainted?: boolean;
+  /** Sets the thread's status line while the tool runs (an MCP server's progress notifications). */
+  status?: (text: string) => void;
 }
 
 export interface ToolOutput {
@@ -69,6 +73,11 @@ export interface ToolOutput {
   data?: Record<string, unknown>;
   /** Tokens a tool spent on its own model calls: added to the turn's usage (and the token ledger). */
   usage?: { promptTokens: number; completionTokens: number };
+  /**
+   * Images for the model (an MCP tool's image content, issue 44): shown after the step's results,
+   * as image parts, when the model takes images; never kept in the thread's history.
+   */
+  images?: { mediaType: string; base64: string }[];
 }
 
 /**
@@ -85,12 +94,24 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
    * the turn's taint it decides whether a call runs now, waits for a person, or is not offered.
    */
   effect?: ToolEffect;
+  /**
+   * A write the asker makes for themselves or their team (long-term memory, issue 45): with no
+   * policy set it runs without a prompt (the tool itself keeps a guest to their own notes); a
+   * tainted turn still waits for a person.
+   */
+  selfService?: boolean;
   /** Its output is written by others (web pages, competitors' profiles): a call that succeeds taints the rest of the turn. */
   taints?: boolean;
   /** A short human title for progress displays ("Searching campaigns"). */
   title: string;
   description: string;
   input: S;
+  /**
+   * The input as JSON Schema from elsewhere (an MCP server's `inputSchema`, issue 44): the model is
+   * offered this instead of `input`'s export (strict only where strict mode can express it), and
+   * `input` must validate the same (it checks the arguments against it before `run`).
+   */
+  jsonSchema?: Record<string, unknown>;
   /**
    * Narrows the input schema for this thread (e.g. an enum of not-yet-fetched ids).
    * Must return a schema whose parse output is assignable to `input`'s.
@@ -138,6 +159,15 @@ export interface ToolSet {
   extensions: AgentExtension[];
   /** Which families each tenant may use; without it every tool is on. */
   toolsets?: Toolsets;
+}
+
+/**
+ * Tools that exist per tenant at run time (a tenant's MCP servers, issue 44): read by the registry
+ * on every step, so a source caches; it never throws and never waits long (a tool it cannot
+ * vouch for now is left out).
+ */
+export interface ToolSource {
+  tools(ctx: OfferContext): Promise<readonly AnyTool[]>;
 }
 
 /** The tool families a tenant may use (its settings, or what it has data and configuration for). */

@@ -3,7 +3,16 @@
  * families its settings name (`settings.tools`), or, without that setting, the families it has
  * data or configuration for. The tenant comes from the platform, never from the model.
  */
-export const TOOL_FAMILIES = ['campaigns', 'competitors', 'quotes', 'business', 'web', 'images', 'artifacts'] as const;
+export const TOOL_FAMILIES = [
+  'campaigns',
+  'competitors',
+  'quotes',
+  'business',
+  'web',
+  'images',
+  'artifacts',
+  'memory',
+] as const;
 export type ToolFamily = (typeof TOOL_FAMILIES)[number];
 
 /**
@@ -41,6 +50,11 @@ export const FAMILY_GUIDE: Record<ToolFamily, { title: string; what: string; exa
     title: 'Files',
     what: 'writes tables and documents you can download',
     example: 'Make a CSV of last month’s campaigns with their results.',
+  },
+  memory: {
+    title: 'Memory',
+    what: 'remembers what you ask it to, and only where you said it (/memory lists it)',
+    example: 'Remember that our fiscal year starts in July.',
   },
 };
 

@@ -36,6 +36,8 @@ export interface IncomingMessage {
    */
   tenant?: string;
   channelId: string;
+  /** The channel's parent where it has one (a Discord channel's category): its settings apply where the channel sets none (issue 46). */
+  channelParentId?: string;
   threadId: string;
   messageId: string;
   userId: string;
@@ -172,7 +174,17 @@ export type TurnEvent =
       expiresAt: string;
     }
   /** `flags`: `prompt_injection` when the user's message was flagged (and fenced as untrusted). */
-  | { type: 'done'; usage: Usage; toolCalls: ToolCallRecord[]; data: Record<string, unknown>; flags?: TurnFlag[] }
+  | {
+      type: 'done';
+      usage: Usage;
+      toolCalls: ToolCallRecord[];
+      data: Record<string, unknown>;
+      flags?: TurnFlag[];
+      /** The model that answered (a channel's, a fallback's after a failover); absent when no model was asked. */
+      model?: string;
+      /** The turn record's id (issue 47): what a vote on this answer names (`POST /api/feedback`). */
+      turnId?: string;
+    }
   /**
    * `message` is safe to show a user. `notify: false`: do not post it in a chat (a flood's
    * later refusals: the user already got one notice); API clients still get the error.

@@ -45,6 +45,7 @@ import {
   workspaceDecisionRow,
   workspaceRequestRow,
 } from './rows/tenants.js';
+import { channelClearedRow, channelSettingsListRow, channelSettingsRow, turnSettingsRow } from './rows/channels.js';
 import { importCommitRow, schemaInfoRow } from './rows/database.js';
 import {
   approvalCountRow,
@@ -54,7 +55,20 @@ import {
   approvalRow,
   approvalStepRow,
 } from './rows/approvals.js';
+import { mcpServerRemovedRow, mcpServerRow } from './rows/mcp.js';
+import { mcpOAuthOverviewRow, mcpOAuthRow } from './rows/mcp-oauth.js';
+import {
+  memoryAddedRow,
+  memoryAdminRow,
+  memoryCountRow,
+  memoryEmbeddingRow,
+  memoryForgetRow,
+  memoryListRow,
+  memoryPurgedRow,
+  memoryRecallRow,
+} from './rows/memory.js';
 import { text, uuid } from './rows/fields.js';
+import { feedbackListRow, feedbackOverviewRow, feedbackRecordedRow } from './rows/feedback.js';
 
 /**
  * Zod schemas for the rows each SQL function returns. Every transport returns rows as
@@ -73,6 +87,11 @@ export * from './rows/usage.js';
 export * from './rows/tenants.js';
 export * from './rows/database.js';
 export * from './rows/approvals.js';
+export * from './rows/memory.js';
+export * from './rows/feedback.js';
+export * from './rows/channels.js';
+export * from './rows/mcp.js';
+export * from './rows/mcp-oauth.js';
 
 /** The row schema of every catalogued function (tests check each against real output). */
 export const ROW_SCHEMAS = {
@@ -116,6 +135,11 @@ export const ROW_SCHEMAS = {
   list_tenant_tools: tenantToolsListRow,
   set_tenant_approvals: tenantApprovalsRow,
   list_tenant_approvals: tenantApprovalsListRow,
+  channel_settings_for: channelSettingsRow,
+  set_channel_settings: channelSettingsListRow,
+  clear_channel_settings: channelClearedRow,
+  list_channel_settings: channelSettingsListRow,
+  turn_settings: turnSettingsRow,
   approval_create: approvalCreatedRow,
   approval_decide: approvalDecidedRow,
   approval_get: approvalRow,
@@ -123,6 +147,17 @@ export const ROW_SCHEMAS = {
   approval_counts: approvalCountRow,
   approval_set_message: z.object({ updated: z.number().int() }),
   approval_due: approvalDueRow,
+  memory_add: memoryAddedRow,
+  memory_recall: memoryRecallRow,
+  memory_set_embedding: memoryEmbeddingRow,
+  memory_list: memoryListRow,
+  memory_forget: memoryForgetRow,
+  memory_counts: memoryCountRow,
+  memory_admin_list: memoryAdminRow,
+  memory_purge: memoryPurgedRow,
+  feedback_record: feedbackRecordedRow,
+  feedback_overview: feedbackOverviewRow,
+  list_feedback: feedbackListRow,
   schema_info: schemaInfoRow,
   record_turn_usage: z.object({ id: z.coerce.number().int() }),
   record_turn_usages: z.object({ id: z.coerce.number().int() }),
@@ -149,4 +184,11 @@ export const ROW_SCHEMAS = {
   api_token_list: apiTokenRow,
   api_token_tenant: apiTokenTenantRow,
   tenant_by_slug: tenantRow,
+  mcp_server_add: mcpServerRow,
+  mcp_server_list: mcpServerRow,
+  mcp_server_remove: mcpServerRemovedRow,
+  mcp_server_set_tools: mcpServerRow,
+  mcp_oauth_get: mcpOAuthRow,
+  mcp_oauth_put: mcpOAuthRow,
+  mcp_oauth_overview: mcpOAuthOverviewRow,
 } satisfies Record<SqlFunctionName, z.ZodType>;

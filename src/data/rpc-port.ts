@@ -114,6 +114,9 @@ function turnJson(turn: TurnRecord): Record<string, unknown> {
     trace_id: turn.traceId ?? null,
     // The turn's id and time: a row written again is skipped, a late one keeps its time (usage journal).
     ...(turn.id ? { id: turn.id, at: turn.at ?? null } : {}),
+    ...(turn.settings ? { settings: turn.settings } : {}),
+    // Long-term memory notes the turn recalled (issue 45): a count, never their text.
+    ...(turn.memories ? { memories: turn.memories } : {}),
   };
 }
 

@@ -185,10 +185,14 @@ export function createModelChain<Client>(
 
   /** The endpoints this request may use, in order, without repeats. */
   const chainFor = (req: CompletionRequest): Endpoint<Client>[] => {
+    const other = req.model && req.model !== config.OPENAI_MODEL;
+    const head = other
+      ? endpoint({ baseUrl: mainUrl, model: req.model ?? '', apiKeyEnv: MAIN_KEY }, config.OPENAI_API_KEY)
+      : main;
     // Another model named by the caller (REWRITE_MODEL) is one on the main endpoint: no fallbacks.
-    if (req.model && req.model !== config.OPENAI_MODEL)
-      return [endpoint({ baseUrl: mainUrl, model: req.model, apiKeyEnv: MAIN_KEY }, config.OPENAI_API_KEY)];
-    if (!req.fallbacks) return [main, ...fallbacks];
+    // A turn's own model (a channel's or tenant's setting) heads the chain instead of OPENAI_MODEL.
+    if (other && !req.headsChain) return [head];
+    if (!req.fallbacks) return [...new Set([head, ...fallbacks])];
     const own = req.fallbacks.flatMap((spec) => {
       const { key, problem } = keyOf(spec, true);
       if (!problem) return [endpoint(spec, key)];
@@ -199,7 +203,7 @@ export function createModelChain<Client>(
       }
       return [];
     });
-    return [...new Set([main, ...own])];
+    return [...new Set([head, ...own])];
   };
 
   return {
@@ -229,8 +233,10 @@ export function createModelChain<Client>(
         }
         const started = performance.now();
         try {
+          // Each endpoint is asked for its own model (the turn's model is the head endpoint's).
+          const { model: _model, headsChain: _heads, ...asked } = watched;
           const attempt: CompletionRequest = {
-            ...watched,
+            ...asked,
             messages: ownFieldsOnly(watched.messages, ep.label),
             // With an endpoint left to try, failing over is quicker than the SDK's backoff.
             ...(last ? {} : { maxRetries: 0 }),
@@ -247,7 +253,7 @@ export function createModelChain<Client>(
             },
             'completion done',
           );
-          const answeredBy: AnsweredBy = { model: req.model ?? ep.call.model, endpoint: ep.label };
+          const answeredBy: AnsweredBy = { model: ep.call.model, endpoint: ep.label };
           return { ...completion, answeredBy };
         } catch (err) {
           if (err instanceof BrokenCircuitError) {

@@ -40,7 +40,9 @@ export type Block =
   | { type: 'buttons'; buttons: Button[] }
   | { type: 'citations'; sources: { title: string; url: string; snippet?: string }[] }
   | { type: 'context'; items: string[] }
-  | { type: 'file'; file: FileAttachment };
+  | { type: 'file'; file: FileAttachment }
+  /** Asks for a vote on this answer (issue 47): 👍/👎 under the answer, naming its turn record. */
+  | { type: 'feedback'; turnId: string };
 
 export interface Reply {
   /** The plain answer: what notifications, screen readers and plain-text fallbacks show. */

@@ -40,6 +40,8 @@ function renderBlock(block: Block, width: number, nextButton: () => number): str
       return ['Sources:', ...block.sources.map((s, i) => `  [${i + 1}] ${s.title} — ${s.url}`)].join('\n');
     case 'context':
       return block.items.map((i) => `· ${i}`).join('  ');
+    case 'feedback':
+      return '';
     case 'file':
       return `📎 ${block.file.title ?? block.file.name} (${block.file.mime}, ${block.file.data.byteLength} bytes)${block.file.preview ? `\n${block.file.preview}` : ''}`;
   }

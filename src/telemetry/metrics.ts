@@ -27,6 +27,12 @@ export const metrics = {
     labelNames: ['platform', 'outcome'],
     registers: [registry],
   }),
+  feedback: new Counter({
+    name: 'switchboard_feedback_total',
+    help: 'Votes on answers (issue 47), by value (up or down): a new vote or a changed one; a repeated vote is not counted again.',
+    labelNames: ['value'],
+    registers: [registry],
+  }),
   turnDuration: new Histogram({
     name: 'switchboard_turn_duration_seconds',
     help: 'Turn duration, from the core taking the message to its last event.',

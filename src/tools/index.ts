@@ -4,6 +4,7 @@ import { createBusinessTools } from './business/index.js';
 import { createCampaignTools } from './campaigns/index.js';
 import { createCompetitorTools } from './competitors/index.js';
 import { createImageTools } from './images/index.js';
+import { createMemoryFamily } from './memory/index.js';
 import { createQuoteTools } from './quotes/index.js';
 import type { ToolSet } from '../contract/tool.js';
 import type { ToolFamily } from '../contract/toolsets.js';
@@ -25,6 +26,7 @@ export function createToolSet(config: Config): ToolSet {
     ['web', createWebSearchTools(config)],
     ['images', createImageTools(config)],
     ['artifacts', createArtifactTools(config)],
+    ['memory', createMemoryFamily(config)],
   ];
   return {
     tools: families.flatMap(([family, set]) => set.tools.map((tool) => ({ ...tool, family }))),

@@ -8,14 +8,14 @@ import { createTenantCache } from './tenant-cache.js';
 export const DATA_FAMILIES_TTL_MS = 60_000;
 
 /** Families that need no data of the tenant's: on automatically when the deployment has their tools. */
-const ALWAYS_AUTOMATIC: readonly ToolFamily[] = ['web', 'images', 'artifacts'];
+const ALWAYS_AUTOMATIC: readonly ToolFamily[] = ['web', 'images', 'artifacts', 'memory'];
 
 /**
  * A tenant's tool families. With `settings.tools` they are the ones named (read from the tenant
  * row, which the data port caches for 10 s: a settings change is seen within that, at once on
  * the replica that made it). Without it they are the families the tenant has data for
  * (`tenant_data_families`: campaigns, competitors, products → quotes, a business), read at most
- * once a minute per tenant, plus web, images and artifacts (those families have tools only when
+ * once a minute per tenant, plus web, images, artifacts and memory (the first three have tools only when
  * the deployment configures them: TAVILY_API_KEY, IMAGE_MODEL).
  */
 export function createToolsets(opts: { ttlMs?: number } = {}): Toolsets {
@@ -51,9 +51,17 @@ export function gateExtension(ext: AgentExtension, family: ToolFamily, toolsets:
   const commands: Record<string, CommandHandler> = {};
   for (const [name, handler] of Object.entries(ext.commands ?? {}))
     commands[name] = async (options, scope) => (await refused(scope, `/${name}`)) ?? handler(options, scope);
+  const { recall } = ext;
   return {
     ...ext,
     ...(ext.actions ? { actions } : {}),
     ...(ext.commands ? { commands } : {}),
+    // A family's recall (memory) runs only for tenants that have the family on.
+    ...(recall
+      ? {
+          recall: async (scope, text, signal) =>
+            (await toolsets.enabled(scope)).has(family) ? recall(scope, text, signal) : undefined,
+        }
+      : {}),
   };
 }

@@ -1,4 +1,5 @@
 import { createAgent } from '../agent/agent.js';
+import { sharedChannelSettings } from '../data/channel-settings.js';
 import type { Switchboard } from '../adapters/switchboard.js';
 import { type AgentExtension } from '../contract/extension.js';
 import { createLlmClient } from '../provider/openai.js';
@@ -18,6 +19,7 @@ import { rateLimitsFromConfig } from '../security/rate-limits.js';
 import { createGuard } from '../security/guard.js';
 import { createToolSet } from '../tools/index.js';
 import { createToolRegistry } from '../agent/registry.js';
+import { createMcpRuntime, type McpRuntime } from '../mcp/index.js';
 import type { AnyTool } from '../contract/tool.js';
 import { currentTraceId } from '../telemetry/tracing.js';
 import { modelTakesImages } from '../provider/model-inputs.js';
@@ -34,6 +36,8 @@ export interface SwitchboardOptions {
   data?: DataPort;
   /** Replaces the HTTP LLM client (benchmarks use an in-process scripted one). */
   llm?: LlmClient;
+  /** The MCP hub's timings (tests) and the OAuth provider of `oauth` servers. */
+  mcp?: Parameters<typeof createMcpRuntime>[4];
 }
 
 /** The composition root: config → data → state → tools → agent. Adapters are started by the caller. */
@@ -61,7 +65,12 @@ export async function createSwitchboard(
   const inbox = instrumentInbox(await createInbox(config, log, kv.redis));
   const limits = rateLimitsFromConfig(config, log, kv.redis);
   const toolSet = opts.tools ? { tools: opts.tools, extensions: [] } : createToolSet(config);
-  const registry = createToolRegistry(toolSet.tools, schemaDialect(config), { toolsets: toolSet.toolsets });
+  // A tenant's MCP servers (issue 44): a tool source read at run time, through the same registry and policy.
+  const mcp: McpRuntime | undefined = isAdminPort(data) ? createMcpRuntime(config, data, kv, log, opts.mcp) : undefined;
+  const registry = createToolRegistry(toolSet.tools, schemaDialect(config), {
+    toolsets: toolSet.toolsets,
+    ...(mcp ? { sources: [mcp.hub] } : {}),
+  });
   // Usage rows the database cannot take wait where the inbox keeps its entries: Redis (shared by
   // the replicas, survives a restart) or this process's memory.
   const usageJournal = createUsageJournal({
@@ -73,6 +82,8 @@ export async function createSwitchboard(
     max: config.USAGE_JOURNAL_MAX,
   });
   usageJournal.start();
+  // Settings per channel (issue 46), cached like tenants; the agent, the adapters and the admin routes share one cache.
+  const channels = sharedChannelSettings(data, { log, staleMs: config.TENANT_STALE_MAX_MS });
   const agent = instrumentAgent(
     createAgent({
       config,
@@ -92,6 +103,7 @@ export async function createSwitchboard(
       // The turn record names the turn's trace (tracing on), so the console can link to it.
       traceId: currentTraceId,
       usageJournal,
+      channels,
       ...(config.TURN_LOG_HASH_KEY ? { turnHashKey: config.TURN_LOG_HASH_KEY } : {}),
     }),
     { data, config },
@@ -123,9 +135,12 @@ export async function createSwitchboard(
     inbox,
     registry,
     agent,
+    channels,
     wrongTokens: limits.wrongTokens,
+    ...(mcp ? { mcp } : {}),
     async close() {
       stopRetention();
+      await mcp?.hub.close();
       await inbox.stop(0);
       // Before the connections go: one last try at the rows still waiting (bounded).
       await usageJournal.stop();

@@ -40,6 +40,8 @@ export function instrumentAgent(
   };
   return {
     handlesAction: (actionId) => agent.handlesAction(actionId),
+    served: agent.served,
+    feedback: (vote) => agent.feedback(vote),
     async *handle(message, signal, options) {
       const started = performance.now();
       let outcome = 'incomplete';
@@ -60,14 +62,10 @@ export function instrumentAgent(
           if (event.type === 'done') {
             outcome = 'ok';
             const tenant = await tenantLabel(message.platform, message.workspaceId, message.orgId, message.tenant);
-            metrics.llmTokens.inc(
-              { kind: 'prompt', model: deps.config.OPENAI_MODEL, tenant },
-              event.usage.promptTokens,
-            );
-            metrics.llmTokens.inc(
-              { kind: 'completion', model: deps.config.OPENAI_MODEL, tenant },
-              event.usage.completionTokens,
-            );
+            // The model that answered (a channel's, a fallback's), not the configured one.
+            const model = event.model ?? deps.config.OPENAI_MODEL;
+            metrics.llmTokens.inc({ kind: 'prompt', model, tenant }, event.usage.promptTokens);
+            metrics.llmTokens.inc({ kind: 'completion', model, tenant }, event.usage.completionTokens);
             for (const flag of event.flags ?? []) metrics.turnFlags.inc({ platform: message.platform, flag });
             for (const call of event.toolCalls) {
               metrics.toolCalls.inc({ tool: call.tool, outcome: call.ok ? 'ok' : (call.error?.code ?? 'error') });

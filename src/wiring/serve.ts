@@ -6,6 +6,7 @@ import { createHttpApp } from '../adapters/http/app.js';
 import { mountOps } from '../adapters/http/ops.js';
 import { mountConsole } from '../adapters/http/admin-console/index.js';
 import { startHttpServer } from '../adapters/http/server.js';
+import { startHttpApprovalsOf } from '../adapters/http/approval-expiry.js';
 import { createSwitchboard, type Switchboard, type SwitchboardOptions } from './app.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../telemetry/logger.js';
@@ -40,6 +41,8 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     wrongTokens: sb.wrongTokens,
     ...(config.API_MAX_TURNS_IN_FLIGHT ? { maxTurnsInFlight: config.API_MAX_TURNS_IN_FLIGHT } : {}),
     data: sb.data,
+    kv: sb.kv,
+    mcp: sb.mcp,
     maxAttachmentBytes: config.ATTACHMENT_MAX_BYTES,
     health: () => ({ data: sb.data.kind, inbox: sb.inbox.kind, adapters: adapters.map((a) => a.name) }),
   });
@@ -66,6 +69,10 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     config,
     // One count of wrong ADMIN_TOKENs with the admin API's.
     wrongTokens: sb.wrongTokens,
+    // Satisfaction per tool family (issue 47): the registry's tags.
+    toolFamily: (tool) => sb.registry.tools.find((t) => t.name === tool)?.family,
+    // A tenant's MCP servers: the OAuth Connect and its callback (issue 44).
+    ...(sb.mcp ? { mcp: sb.mcp } : {}),
   });
   const http = await startHttpServer(
     app,
@@ -73,11 +80,14 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
     config.HOST,
     adapters.flatMap((a) => a.routes ?? []),
   );
+  // HTTP approvals nobody decides expire on their own (issue 43): the sweep and its inbox delivery.
+  const stopHttpApprovals = startHttpApprovalsOf(sb);
   try {
     for (const adapter of adapters) await adapter.start();
     await sb.inbox.start();
   } catch (err) {
     await http.close();
+    await stopHttpApprovals?.();
     await Promise.allSettled(adapters.map(async (a) => (await a.stop(), await a.close?.())));
     await sb.close();
     throw err;
@@ -104,7 +114,7 @@ export async function serve(config: Config, log: Logger, opts: SwitchboardOption
       notReady = true;
       // No new requests or events; requests in flight (SSE answers) and running turns drain side by side.
       const requests = http.close(config.SHUTDOWN_DRAIN_MS);
-      await Promise.allSettled(adapters.map((a) => a.stop()));
+      await Promise.allSettled([...adapters.map((a) => a.stop()), stopHttpApprovals?.()]);
       await Promise.allSettled([requests, sb.inbox.stop(config.SHUTDOWN_DRAIN_MS)]);
       await Promise.allSettled(adapters.map((a) => a.close?.()));
       await sb.close();

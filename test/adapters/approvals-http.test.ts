@@ -139,6 +139,9 @@ describe('approvals over HTTP', () => {
       [asked.body.approval.id],
     );
     const late = await decide(asked.body.approval.id, 'approve');
+    // Too late: 410 (approval_expired), with the turn's answer after the expiry.
+    expect(late.status).toBe(410);
+    expect(late.body.error.code).toBe('approval_expired');
     expect(late.body.response).toBe('Nobody approved it in time.');
     const last = llm.requestsTo('/chat/completions').at(-1)!;
     expect(JSON.stringify(sentMessages(last.body))).toContain('the approval expired');

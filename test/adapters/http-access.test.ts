@@ -128,7 +128,7 @@ describe('with no API_TOKEN, bound to 0.0.0.0', () => {
   it('says in one start-up line what is open to whom', () => {
     const lines = logs.lines.filter((l) => String(l.msg).startsWith('Switchboard listening'));
     expect(lines.map((l) => l.msg)).toEqual([
-      `Switchboard listening on 0.0.0.0:${port}: /api loopback only (no API_TOKEN) or a tenant token; /api/usage a tenant token only (no API_TOKEN); ` +
+      `Switchboard listening on 0.0.0.0:${port}: /api and /mcp loopback only (no API_TOKEN) or a tenant token; /api/usage a tenant token only (no API_TOKEN); ` +
         '/metrics loopback only (no METRICS_TOKEN); admin off (no ADMIN_TOKEN); /healthz /readyz open; X-Forwarded-For ignored',
     ]);
   });

@@ -23,7 +23,13 @@ export function defineIsolationTests(getPort: () => AdminDataPort): void {
     let port: AdminDataPort;
     let a: Tenant;
     let bId: string;
-    const b = { campaignIds: [] as string[], businessId: '', productId: '', bookingRefs: ['B-1', 'B-2'] };
+    const b = {
+      campaignIds: [] as string[],
+      businessId: '',
+      productId: '',
+      bookingRefs: ['B-1', 'B-2'],
+      memoryIds: [] as string[],
+    };
     /** Strings that exist only in tenant B's data. */
     let secrets: string[] = [];
 
@@ -122,7 +128,29 @@ export function defineIsolationTests(getPort: () => AdminDataPort): void {
         { topic: 'parking', question: `B parking ${MARK}?`, answer: `B SECRET ${MARK}`, tags: ['parking'] },
       ]);
       await importRows(port, 'tenant_workspaces', bId, [{ platform: 'slack', workspace_id: 'T-B' }]);
+      await port.admin(
+        'set_channel_settings',
+        { tenant: 'tenant-b', channel_id: 'C-B', settings: { instructions: `B SECRET ${MARK}` } },
+        rows.channelSettingsListRow,
+      );
       if (vectors) await embedMissing(port, hashEmbedder(TEST_DIMENSIONS), { tenantId: bId });
+      // Long-term memory (issue 45): B's notes in every scope, written as the same platform ids A's turns use.
+      const memoryBase = { tenant_id: bId, platform: 'slack', user_id: 'U-SAME', member: true, max_per_user: 10 };
+      const limits = { ...memoryBase, max_per_tenant: 10, ttl_days: 30 };
+      for (const scope of ['user', 'channel', 'team'] as const) {
+        const [m] = await port.call(
+          'memory_add',
+          { ...limits, scope, text: `B memory ${MARK} fiscal`, everywhere: true, channel_id: 'C-SAME' },
+          rows.memoryAddedRow,
+        );
+        b.memoryIds.push(m?.id ?? '');
+        if (vectors)
+          await port.call(
+            'memory_set_embedding',
+            { tenant_id: bId, id: m?.id ?? '', embedding: hashEmbedding(`B ${MARK}`, TEST_DIMENSIONS) },
+            rows.memoryEmbeddingRow,
+          );
+      }
 
       const bCampaigns = await port.call('filter_campaigns', { tenant_id: bId }, rows.campaignRow);
       b.campaignIds = bCampaigns.map((c) => c.id);
@@ -131,7 +159,7 @@ export function defineIsolationTests(getPort: () => AdminDataPort): void {
       const bookingIds = (
         await port.call('get_latest_booking', { tenant_id: bId, customer_phone: '+61 499 000 111' }, rows.bookingRow)
       ).map((r) => r.booking_id);
-      secrets = [MARK, ...b.campaignIds, b.businessId, b.productId, ...bookingIds];
+      secrets = [MARK, ...b.campaignIds, b.businessId, b.productId, ...bookingIds, ...b.memoryIds];
       expect(b.campaignIds).toHaveLength(2);
       expect(secrets.every(Boolean)).toBe(true);
     });
@@ -147,6 +175,8 @@ export function defineIsolationTests(getPort: () => AdminDataPort): void {
       const cases: Record<ReadFunctionName, () => Promise<unknown>> = {
         default_tenant: () => port.call('default_tenant', {}, rows.tenantRow),
         tenant_data_families: () => port.call('tenant_data_families', { tenant_id: A }, rows.tenantDataFamilyRow),
+        channel_settings_for: () =>
+          port.call('channel_settings_for', { tenant_id: A, channel_ids: ['C-B'] }, rows.channelSettingsRow),
         resolve_tenant: () =>
           port.call('resolve_tenant', { platform: 'slack', workspace_id: 'T-A-unmapped' }, rows.tenantRow),
         search_campaigns: () =>
@@ -299,6 +329,71 @@ export function defineIsolationTests(getPort: () => AdminDataPort): void {
           );
           expect(slots).toEqual([]);
           return slots;
+        },
+        // Memory: A's turn with B's platform ids sees, lists and forgets nothing of B's notes.
+        memory_recall: () =>
+          port.call(
+            'memory_recall',
+            {
+              tenant_id: A,
+              platform: 'slack',
+              user_id: 'U-SAME',
+              channel_id: 'C-SAME',
+              direct: true,
+              member: true,
+              query: `${MARK} fiscal`,
+              ...(vectors ? { query_embedding: hashEmbedding(`B ${MARK}`, TEST_DIMENSIONS) } : {}),
+            },
+            rows.memoryRecallRow,
+          ),
+        memory_list: () =>
+          port.call(
+            'memory_list',
+            { tenant_id: A, platform: 'slack', user_id: 'U-SAME', channel_id: 'C-SAME', member: true },
+            rows.memoryListRow,
+          ),
+        memory_forget: async () => {
+          const out = [];
+          for (const id of b.memoryIds) {
+            const [r] = await port.call(
+              'memory_forget',
+              { tenant_id: A, id, platform: 'slack', user_id: 'U-SAME', member: true, channel_id: 'C-SAME' },
+              rows.memoryForgetRow,
+            );
+            expect(r?.status).toBe('not_found');
+            out.push({ ...r, id: 'checked' });
+          }
+          return out;
+        },
+        memory_set_embedding: async () => {
+          if (!vectors) return [];
+          const [r] = await port.call(
+            'memory_set_embedding',
+            { tenant_id: A, id: b.memoryIds[0] ?? '', embedding: hashEmbedding('x', TEST_DIMENSIONS) },
+            rows.memoryEmbeddingRow,
+          );
+          expect(r?.updated).toBe(0);
+          return [];
+        },
+        // A's note lands in A (B's limits and rows are not A's).
+        memory_add: async () => {
+          const [r] = await port.call(
+            'memory_add',
+            {
+              tenant_id: A,
+              platform: 'slack',
+              user_id: 'U-SAME',
+              member: true,
+              max_per_user: 10,
+              max_per_tenant: 10,
+              ttl_days: 1,
+              scope: 'team',
+              text: 'A note',
+            },
+            rows.memoryAddedRow,
+          );
+          expect(r?.status).toBe('saved');
+          return [r];
         },
         // A write into B's business as A is refused, never stored under B.
         take_message: () =>

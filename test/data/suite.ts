@@ -61,7 +61,7 @@ export function defineFunctionSuite(label: string, target: SuiteTarget): void {
             (await port.admin('list_tenant_tools', {}, rows.tenantToolsListRow)).map((r) => [r.slug, r.tools]),
           );
         expect(await listed()).toEqual({
-          default: ['artifacts', 'campaigns', 'competitors', 'quotes', 'web'],
+          default: ['artifacts', 'campaigns', 'competitors', 'memory', 'quotes', 'web'],
           harbourside: ['business'],
         });
         const [set] = await port.admin(

@@ -59,6 +59,8 @@ export async function startHarness(
     LOG_LEVEL: 'info',
     // Suites drive many turns a minute as one test user; test/security sets the flood limit it tests.
     USER_MESSAGES_PER_MINUTE: '0',
+    // Answers carry no 👍/👎 unless a suite tests them (test/feedback sets FEEDBACK=on).
+    FEEDBACK: 'off',
     ...opts.env,
   });
   const { log, logs } = captureLogs();
@@ -150,6 +152,8 @@ export function serveConfig(llmUrl: string, env: Record<string, string> = {}): C
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
+    // As startHarness: no 👍/👎 under answers unless a suite tests them.
+    FEEDBACK: 'off',
     ...env,
   });
 }

@@ -163,7 +163,7 @@ function defineToolsetTests(label: string, open: () => Promise<{ port: AdminData
 
       expect(await cli('tools', 'harbourside', 'business,bookings')).toEqual({
         code: 2,
-        out: 'Cannot set the tools of harbourside: unknown tool family bookings; use auto, none or a comma list of campaigns, competitors, quotes, business, web, images, artifacts.',
+        out: 'Cannot set the tools of harbourside: unknown tool family bookings; use auto, none or a comma list of campaigns, competitors, quotes, business, web, images, artifacts, memory.',
       });
       expect((await cli('tools', 'harbourside', 'business')).code).toBe(0);
     });
@@ -224,7 +224,7 @@ describe('the automatic toolset is cached per tenant', () => {
     const toolsets = createToolsets({ ttlMs: 60_000 });
     const sets = await Promise.all(Array.from({ length: 20 }, () => toolsets.enabled(ctx({}))));
     expect(reads).toBe(1);
-    expect([...sets[0]!].sort()).toEqual(['artifacts', 'campaigns', 'images', 'web']);
+    expect([...sets[0]!].sort()).toEqual(['artifacts', 'campaigns', 'images', 'memory', 'web']);
     expect([...(await toolsets.enabled(ctx({ settings: { tools: ['business', 'nonsense'] } })))]).toEqual(['business']);
     expect(reads).toBe(1);
     toolsets.invalidate('t1');

@@ -6,6 +6,7 @@ import {
   type ButtonInteraction,
 } from 'discord.js';
 import type { IncomingMessage } from '../../contract/turn.js';
+import { FEEDBACK_ACTION } from '../../contract/feedback.js';
 import type { KvStore } from '../../state/kv.js';
 import type { Logger } from '../../telemetry/logger.js';
 import type { Conversation } from './normalize.js';
@@ -58,6 +59,8 @@ export function disabledRows(rows: readonly ActionRow[], customId: string): Acti
       ...row,
       components: row.components.map((c) => {
         if (c.type !== ComponentType.Button) return c;
+        // 👍/👎 stay (issue 47): a vote on the answer is not a choice among its buttons.
+        if ('custom_id' in c && c.custom_id.startsWith(`${FEEDBACK_ACTION}|`)) return c;
         const chosen = 'custom_id' in c && c.custom_id === customId;
         return {
           ...c,

@@ -4,6 +4,7 @@ import {
   SlashCommandBuilder,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
+import { SWITCHBOARD_COMMAND, switchboardCommand } from './settings-command.js';
 
 /** The quote modes `/quote mode:` offers; the quotes tool family defines what each does. */
 export const QUOTE_MODES = ['calc', 'price', 'table'] as const;
@@ -42,7 +43,13 @@ export function slashCommands(): RESTPostAPIChatInputApplicationCommandsJSONBody
     .addStringOption((o) =>
       o.setName('request').setDescription('What to quote, in your own words').setRequired(true).setMaxLength(2_000),
     );
-  return [ask.toJSON(), quote.toJSON()];
+  // Long-term memory (issue 45): what the bot remembers here, each note with a Forget button.
+  const memory = new SlashCommandBuilder()
+    .setName('memory')
+    .setDescription('What Switchboard remembers about you, this channel and the team')
+    .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM)
+    .setIntegrationTypes(ApplicationIntegrationType.GuildInstall);
+  return [ask.toJSON(), quote.toJSON(), switchboardCommand(), memory.toJSON()];
 }
 
-export const COMMAND_NAMES: ReadonlySet<string> = new Set(['ask', 'quote']);
+export const COMMAND_NAMES: ReadonlySet<string> = new Set(['ask', 'quote', SWITCHBOARD_COMMAND, 'memory']);

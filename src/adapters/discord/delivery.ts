@@ -4,13 +4,22 @@ import type { Delivery, DeliveryFn } from '../../inbox/index.js';
 import { answeredStaysAnswered } from '../answered-turn.js';
 import { heldForRetry } from '../retry-turn.js';
 import { rememberButtonConversation } from './clicked-buttons.js';
-import { channelSink, interactionSink, threadSink, turnNonces, type InteractionHook, type ReplySink } from './sinks.js';
+import {
+  channelSink,
+  interactionSink,
+  threadSink,
+  turnNonces,
+  type InteractionHook,
+  type MessageRef,
+  type ReplySink,
+} from './sinks.js';
 import { MESSAGE_MARK, runTurn, type TurnDeps } from './turn.js';
 import type { DiscordWork, HandlerDeps } from './work.js';
 import { discordThreadContext } from './thread-context.js';
 import type { IncomingMessage } from '../../contract/turn.js';
 import { isExpiryAction } from '../../agent/approval-sweep.js';
 import { expiryChannel, expiryEvents, rememberHook, replaceExpiredApproval } from './approvals.js';
+import { approvalsInChannel, type ApprovalChannel } from './approval-channel.js';
 
 type Deps = Pick<
   HandlerDeps,
@@ -36,6 +45,8 @@ export function createDelivery(deps: Deps): (client: Client) => DeliveryFn<Disco
     // An `error` after `done` never reaches the sinks: it would post a warning under the answer.
     agent: {
       handlesAction: (actionId) => deps.agent.handlesAction(actionId),
+      served: deps.agent.served,
+      feedback: (vote) => deps.agent.feedback(vote),
       handle: (message, signal) => answeredStaysAnswered(deps.agent.handle(message, signal), log),
     },
     actions: deps.actions,
@@ -61,7 +72,11 @@ export function createDelivery(deps: Deps): (client: Client) => DeliveryFn<Disco
     const earlier = d.recorded
       .filter((r) => r.startsWith(MESSAGE_MARK))
       .map((r) => ({ id: r.slice(MESSAGE_MARK.length), messageId: r.slice(MESSAGE_MARK.length) }));
-    const sink = await sinkFor(client, d, entryLog, turnNonces(d.entry.id, earlier.length), deps.embedDomains);
+    const found = await sinkFor(client, d, entryLog, turnNonces(d.entry.id, earlier.length), deps.embedDomains);
+    // An interaction's approval message is the bot's own channel message, so its expiry can always edit it.
+    const approvals =
+      found && work.kind === 'interaction' ? approvalChannelOf(client, d, found, deps, entryLog) : undefined;
+    const sink = approvals?.sink ?? found;
     if (!sink) {
       entryLog.warn(
         { channelId: work.kind === 'message' ? work.channelId : work.interaction.channelId },
@@ -88,8 +103,10 @@ export function createDelivery(deps: Deps): (client: Client) => DeliveryFn<Disco
       if (!told) return void turn.rethrow();
       events = told;
     }
+    if (approvals) events = approvals.watch(events);
     const agent = { ...turnDeps.agent, handle: () => events };
-    await runTurn({ ...turnDeps, agent, ...hookRemembered(turnDeps, work, deps.kv, entryLog) }, work.message, sink, {
+    const hooks = hookRemembered(turnDeps, work, deps.kv, entryLog, approvals?.actual);
+    await runTurn({ ...turnDeps, agent, ...hooks }, work.message, sink, {
       signal: turn.signal,
       earlier,
       record: d.record,
@@ -189,14 +206,48 @@ async function sinkFor(
   return channel.isSendable() ? channelSink(channel, embedDomains, nonce) : undefined;
 }
 
-/** A click's or command's buttons also remember the interaction's webhook (an expiry edits through it). */
-function hookRemembered(turnDeps: TurnDeps, work: DiscordWork, kv: Deps['kv'], log: Logger): Partial<TurnDeps> {
+/**
+ * A click's or command's buttons also remember the interaction's webhook (an expiry edits through
+ * it) unless their message is the bot's own (`actual`: where an approval really went).
+ */
+function hookRemembered(
+  turnDeps: TurnDeps,
+  work: DiscordWork,
+  kv: Deps['kv'],
+  log: Logger,
+  actual: (ref: MessageRef) => MessageRef = (ref) => ref,
+): Partial<TurnDeps> {
   if (work.kind !== 'interaction') return {};
   const remember = rememberHook(kv, work.interaction);
   return {
-    onButtons: async (ref, message) => {
+    onButtons: async (posted, message) => {
+      const ref = actual(posted);
       await turnDeps.onButtons?.(ref, message);
+      if (ref !== posted) return;
       await remember(ref).catch((err: unknown) => log.warn({ err }, 'could not remember the interaction’s webhook'));
     },
   };
+}
+
+/** The interaction's sink with its approval messages moved to the channel (see approval-channel.ts). */
+function approvalChannelOf(
+  client: Client,
+  d: Delivery<DiscordWork>,
+  inner: ReplySink,
+  deps: Pick<Deps, 'embedDomains'>,
+  log: Logger,
+): ApprovalChannel | undefined {
+  const work = d.entry.payload;
+  if (work.kind !== 'interaction') return undefined;
+  return approvalsInChannel({
+    inner,
+    ownsOriginal: work.interaction.ownsOriginal,
+    channel: async () => {
+      const channel = await client.channels.fetch(work.interaction.channelId);
+      return channel?.isSendable() ? channel : undefined;
+    },
+    embedDomains: deps.embedDomains,
+    log,
+    record: (id) => d.record(`${MESSAGE_MARK}${id}`),
+  });
 }

@@ -5,8 +5,12 @@ import { metrics } from '../../telemetry/metrics.js';
 import { INBOX_UNAVAILABLE_TEXT as UNAVAILABLE, THREAD_QUEUE_FULL_TEXT, type AddResult } from '../../inbox/index.js';
 import { conversationOfClick, markClicked } from './clicked-buttons.js';
 import { COMMAND_NAMES } from './commands.js';
+import { settingsAnswer, SWITCHBOARD_COMMAND } from './settings-command.js';
 import { commandInput, conversationIn, normalizeButton, normalizeCommand, tooLong } from './normalize.js';
 import { warning } from './sinks.js';
+import { FEEDBACK_ACTION } from '../../contract/feedback.js';
+import { feedbackClickOverGateway, feedbackModalOverGateway } from './feedback.js';
+import { modalTurnId } from './feedback-row.js';
 import {
   BUTTON_EXPIRED,
   FOREIGN_SELECT,
@@ -20,7 +24,10 @@ import {
   type InteractionTarget,
 } from './work.js';
 
-type Deps = Pick<HandlerDeps, 'agent' | 'kv' | 'inbox' | 'actions' | 'log' | 'maxPerThread' | 'memberRoleIds'>;
+type Deps = Pick<
+  HandlerDeps,
+  'agent' | 'kv' | 'inbox' | 'actions' | 'log' | 'maxPerThread' | 'memberRoleIds' | 'channelSettings'
+>;
 
 /** The interactions we answer over the gateway; each kind gets its own branch in `onInteraction`. */
 type GatewayInteraction = ChatInputCommandInteraction | ButtonInteraction;
@@ -50,6 +57,22 @@ export function createInteractionHandler(deps: Deps): (interaction: Interaction)
         .catch((err: unknown) => log.warn({ err, interactionId: interaction.id }, 'could not tell the user'));
       return;
     }
+    if (interaction.commandName === SWITCHBOARD_COMMAND) {
+      // Answered here, privately: it reads the settings and changes nothing (no turn, no model call).
+      if (!(await acknowledge(interaction, () => interaction.deferReply({ flags: MessageFlags.Ephemeral }), log)))
+        return;
+      const place = conversationIn(interaction.channel, interaction.channelId, interaction.guildId, interaction.id);
+      const content = await settingsAnswer(
+        interaction.options.getSubcommand(false) ?? undefined,
+        deps.channelSettings,
+        { platform: 'discord', ...place },
+        log,
+      );
+      await interaction
+        .editReply({ content, allowedMentions: { parse: [] } })
+        .catch((err: unknown) => log.warn({ err, interactionId: interaction.id }, 'could not answer /switchboard'));
+      return;
+    }
     // Discord drops an interaction not acknowledged within 3 s: defer before anything slow.
     if (!(await acknowledge(interaction, () => interaction.deferReply(), log))) return;
     await record(interaction, normalizeCommand(commandInput(interaction), deps.memberRoleIds), receivedAt);
@@ -57,6 +80,9 @@ export function createInteractionHandler(deps: Deps): (interaction: Interaction)
 
   async function onButton(interaction: ButtonInteraction, receivedAt: number): Promise<void> {
     if (!(await claimOnce(deps.kv, log, interaction.id))) return;
+    // A vote on an answer (issue 47): its own acknowledgement (a 👎 opens the comment modal).
+    if (interaction.customId.startsWith(`${FEEDBACK_ACTION}|`))
+      return feedbackClickOverGateway(deps, interaction, await deps.actions.decode(interaction.customId), receivedAt);
     if (!(await acknowledge(interaction, () => interaction.deferUpdate(), log))) return;
     const action = await deps.actions.decode(interaction.customId);
     // Expired, or an action nothing answers any more: say so privately and leave the buttons as they are.
@@ -137,6 +163,10 @@ export function createInteractionHandler(deps: Deps): (interaction: Interaction)
     const receivedAt = Date.now();
     if (interaction.isChatInputCommand()) return onCommand(interaction, receivedAt);
     if (interaction.isButton()) return onButton(interaction, receivedAt);
+    if (interaction.isModalSubmit() && modalTurnId(interaction.customId)) {
+      if (await claimOnce(deps.kv, log, interaction.id)) await feedbackModalOverGateway(deps, interaction, receivedAt);
+      return;
+    }
     return onOther(interaction);
   };
 }

@@ -4,7 +4,7 @@ import { truncate } from '../../reply/text.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { INBOX_UNAVAILABLE_TEXT as UNAVAILABLE, THREAD_QUEUE_FULL_TEXT, type AddResult } from '../../inbox/index.js';
 import { LIMITS } from './limits.js';
-import { normalizeMessage, tooLong } from './normalize.js';
+import { conversationIn, normalizeMessage, tooLong } from './normalize.js';
 import { warning } from './sinks.js';
 import { claimOnce, logTooLong, recordWork, type DiscordWork, type HandlerDeps } from './work.js';
 import { noteDiscordActivity } from './thread-context.js';
@@ -15,7 +15,10 @@ import { noteDiscordActivity } from './thread-context.js';
  * acknowledge, so a message that cannot be recorded is told so in a reply.
  */
 export function createMessageHandler(
-  deps: Pick<HandlerDeps, 'kv' | 'inbox' | 'log' | 'maxPerThread' | 'memberRoleIds' | 'conversationTtlMs'>,
+  deps: Pick<
+    HandlerDeps,
+    'kv' | 'inbox' | 'log' | 'maxPerThread' | 'memberRoleIds' | 'conversationTtlMs' | 'channelSettings'
+  >,
 ): (message: Message) => Promise<void> {
   const { log } = deps;
   return async function onMessage(message) {
@@ -31,7 +34,13 @@ export function createMessageHandler(
       message.mentions.users.has(botId) || (botRoleId !== undefined && message.mentions.roles.has(botRoleId));
     const channel = message.channel;
     const inOurThread = channel.isThread() && (channel.ownerId === botId || channel.joined);
-    if (message.inGuild() && !mentioned && !inOurThread) return;
+    // Unmentioned, outside our threads: answered only as a top-level post in a channel set to
+    // answer every message (reply_mode all, issue 46); another thread's messages stay theirs.
+    if (message.inGuild() && !mentioned && !inOurThread) {
+      if (channel.isThread() || !deps.channelSettings) return;
+      const place = conversationIn(channel, message.channelId, message.guildId, message.id);
+      if (!(await deps.channelSettings.answersAll({ platform: 'discord', ...place }))) return;
+    }
     const startsThread =
       message.inGuild() && (channel.type === ChannelType.GuildText || channel.type === ChannelType.GuildAnnouncement);
     if (!startsThread && !channel.isSendable()) return;

@@ -1,5 +1,6 @@
 import type { Client, Interaction, Message } from 'discord.js';
-import type { DeliveryFn } from '../../inbox/index.js';
+import type { Delivery, DeliveryFn } from '../../inbox/index.js';
+import { deliverFeedback, isFeedbackWork, type FeedbackWork } from './feedback.js';
 import { createDelivery } from './delivery.js';
 import { createInteractionHandler } from './gateway-interaction.js';
 import { createMessageHandler } from './gateway-message.js';
@@ -20,7 +21,7 @@ export interface Handlers {
    */
   onHttpInteraction(interaction: RawInteraction): Promise<InteractionReply>;
   /** The inbox's delivery function for Discord entries, answering through `client` (`delivery.ts`). */
-  deliver(client: Client): DeliveryFn<DiscordWork>;
+  deliver(client: Client): DeliveryFn<DiscordWork | FeedbackWork>;
 }
 
 export function createHandlers(deps: HandlerDeps): Handlers {
@@ -28,6 +29,13 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     onMessage: createMessageHandler(deps),
     onInteraction: createInteractionHandler(deps),
     onHttpInteraction: createHttpInteractionHandler(deps),
-    deliver: createDelivery(deps),
+    deliver: (client) => {
+      const turns = createDelivery(deps)(client);
+      // A vote on an answer (issue 47) is no turn: the core records it, the voter is thanked.
+      return (d) =>
+        isFeedbackWork(d.entry.payload)
+          ? deliverFeedback(client, d as Delivery<FeedbackWork>, deps)
+          : turns(d as Delivery<DiscordWork>);
+    },
   };
 }

@@ -10,9 +10,13 @@ import { messageTooLongText, type IncomingMessage } from '../../contract/turn.js
 import { INBOX_UNAVAILABLE_TEXT as UNAVAILABLE, THREAD_QUEUE_FULL_TEXT, type AddResult } from '../../inbox/index.js';
 import { conversationOfClick, disabledRows } from './clicked-buttons.js';
 import { COMMAND_NAMES } from './commands.js';
+import { settingsAnswer, SWITCHBOARD_COMMAND } from './settings-command.js';
 import { rawChannel, type InteractionReply, type RawInteraction } from './interactions-endpoint.js';
 import { conversationIn, normalizeButton, normalizeCommand, tooLong } from './normalize.js';
 import { warning } from './sinks.js';
+import { FEEDBACK_ACTION } from '../../contract/feedback.js';
+import { feedbackClickOverHttp, feedbackModalOverHttp } from './feedback.js';
+import { modalTurnId } from './feedback-row.js';
 import {
   BUTTON_EXPIRED,
   FOREIGN_SELECT,
@@ -25,7 +29,10 @@ import {
   type InteractionTarget,
 } from './work.js';
 
-type Deps = Pick<HandlerDeps, 'agent' | 'kv' | 'inbox' | 'actions' | 'log' | 'maxPerThread' | 'memberRoleIds'>;
+type Deps = Pick<
+  HandlerDeps,
+  'agent' | 'kv' | 'inbox' | 'actions' | 'log' | 'maxPerThread' | 'memberRoleIds' | 'channelSettings'
+>;
 
 /** Seen only by the person who acted; nobody pinged. */
 const privately = (text: string): InteractionReply => ({
@@ -80,6 +87,17 @@ export function createHttpInteractionHandler(deps: Deps): (raw: RawInteraction) 
         logTooLong(log, chars, { interactionId: raw.id, command: data.name });
         return privately(messageTooLongText(chars));
       }
+      if (data.name === SWITCHBOARD_COMMAND) {
+        // Answered in the response itself, privately: it reads the (cached) settings and changes nothing.
+        const place = conversationIn(channel, channelId, raw.guild_id ?? null, raw.id);
+        // A subcommand is the option without a value (its own options, if any, are inside it).
+        const sub = (data.options ?? []).find((o) => o.value === undefined)?.name;
+        const content = await settingsAnswer(sub, deps.channelSettings, { platform: 'discord', ...place }, log);
+        return {
+          type: InteractionResponseType.ChannelMessageWithSource,
+          data: { content, flags: MessageFlags.Ephemeral, allowed_mentions: { parse: [] } },
+        };
+      }
       const message = normalizeCommand(
         {
           id: raw.id,
@@ -103,6 +121,8 @@ export function createHttpInteractionHandler(deps: Deps): (raw: RawInteraction) 
         return privately(FOREIGN_SELECT);
       const clicked = raw.message;
       const action = await deps.actions.decode(customId);
+      // A vote on an answer (issue 47): recorded, answered with a deferral or the comment modal.
+      if (action?.id === FEEDBACK_ACTION) return feedbackClickOverHttp(deps, raw, action, target);
       if (!action || !deps.agent.handlesAction(action.id)) return privately(BUTTON_EXPIRED);
       const conversation = await conversationOfClick(deps.kv, clicked.id, () =>
         conversationIn(channel, channelId, raw.guild_id ?? null, clicked.interaction_metadata?.id ?? clicked.id),
@@ -120,6 +140,8 @@ export function createHttpInteractionHandler(deps: Deps): (raw: RawInteraction) 
           : { type: InteractionResponseType.DeferredMessageUpdate },
       );
     }
+    if (raw.type === InteractionType.ModalSubmit && modalTurnId(raw.data?.custom_id))
+      return feedbackModalOverHttp(deps, raw, target);
     // Discord accepts only an autocomplete result here (type 8); our options offer no suggestions.
     if (raw.type === InteractionType.ApplicationCommandAutocomplete)
       return { type: InteractionResponseType.ApplicationCommandAutocompleteResult, data: { choices: [] } };

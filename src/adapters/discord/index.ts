@@ -9,6 +9,7 @@ import { createHandlers } from './handlers.js';
 import { interactionsEndpoint, INTERACTIONS_PATH } from './interactions-endpoint.js';
 import type { Switchboard } from '../switchboard.js';
 import { isAdminPort } from '../../data/rpc-port.js';
+import { createChannelSettingsView } from '../channel-settings.js';
 import { createApprovalStore } from '../../data/approvals.js';
 import { expiryAction } from '../../agent/approval-sweep.js';
 import { startDiscordApprovalSweep } from './approvals.js';
@@ -44,10 +45,11 @@ export type DiscordConfig =
   | 'DISCORD_SHARD_IDS'
   | 'THREAD_TTL_DAYS'
   | 'INBOX_THREAD_QUEUE_MAX'
-  | 'APPROVAL_SWEEP_MS';
+  | 'APPROVAL_SWEEP_MS'
+  | 'TENANT_MODE';
 
 export function createDiscordAdapter(
-  sb: AdapterDeps<DiscordConfig> & Partial<Pick<Switchboard, 'data'>>,
+  sb: AdapterDeps<DiscordConfig> & Partial<Pick<Switchboard, 'data' | 'channels' | 'llm'>>,
   options: DiscordAdapterOptions = {},
 ): DiscordAdapter | undefined {
   const { config } = sb;
@@ -69,6 +71,8 @@ export function createDiscordAdapter(
     maxPerThread: config.INBOX_THREAD_QUEUE_MAX,
     memberRoleIds: config.DISCORD_MEMBER_ROLES,
     embedDomains: config.DISCORD_EMBED_DOMAINS,
+    // Settings per channel (issue 46): `reply_mode: all` channels, `/switchboard settings`.
+    ...(sb.data && sb.llm ? { channelSettings: createChannelSettingsView({ ...sb, data: sb.data, llm: sb.llm }) } : {}),
   });
 
   // Approvals nobody decides expire on their own (issue 43): swept on every replica with a gateway (the edit needs the bot token).

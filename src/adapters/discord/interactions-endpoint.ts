@@ -44,6 +44,8 @@ const rawInteraction = z.object({
       options: z.array(z.object({ name: z.string(), value: z.unknown().optional() })).optional(),
       custom_id: z.string().optional(),
       component_type: z.number().int().optional(),
+      // A modal submit's inputs (issue 47: a 👎's comment), read by `feedback-row.ts`.
+      components: z.array(z.unknown()).optional(),
     })
     .optional(),
   message: z

@@ -12,6 +12,8 @@ export interface Conversation {
   channelId: string;
   threadId: string;
   isDirect: boolean;
+  /** The channel's category, when it has one (its settings apply where the channel sets none; issue 46). */
+  channelParentId?: string;
 }
 
 export interface ChannelLike {
@@ -31,9 +33,29 @@ export function conversationIn(
     return { workspaceId: 'default', channelId, threadId: channelId, isDirect: true };
   if (channel?.isThread()) {
     const parentId = (channel as ChannelLike & { parentId: string | null }).parentId;
-    return { workspaceId: guildId, channelId: parentId ?? channelId, threadId: channelId, isDirect: false };
+    const category = categoryOf((channel as { parent?: unknown }).parent);
+    return {
+      workspaceId: guildId,
+      channelId: parentId ?? channelId,
+      threadId: channelId,
+      isDirect: false,
+      ...(category ? { channelParentId: category } : {}),
+    };
   }
-  return { workspaceId: guildId, channelId, threadId: fallbackThreadId, isDirect: false };
+  const category = categoryOf(channel);
+  return {
+    workspaceId: guildId,
+    channelId,
+    threadId: fallbackThreadId,
+    isDirect: false,
+    ...(category ? { channelParentId: category } : {}),
+  };
+}
+
+/** A guild channel's category id (discord.js's `parentId`), if the object says. */
+function categoryOf(channel: unknown): string | undefined {
+  const parentId = (channel as { parentId?: unknown } | null | undefined)?.parentId;
+  return typeof parentId === 'string' && parentId ? parentId : undefined;
 }
 
 /** Removes mentions of the bot (user or its managed role) and tidies the spaces they leave. */

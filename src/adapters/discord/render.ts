@@ -12,6 +12,7 @@ import { LIMITS, MAX_MESSAGES_PER_REPLY } from './limits.js';
 import { cutAt, splitText, truncate } from '../../reply/text.js';
 import { inertDiscordText } from './inert.js';
 import { deceptiveLink } from '../links.js';
+import { feedbackRow } from './feedback-row.js';
 
 export interface OutgoingFile {
   name: string;
@@ -48,6 +49,9 @@ export function renderReply(reply: Reply, opts: RenderOptions): OutgoingMessage[
   const built = buildEmbeds(reply.blocks.map(inertBlock));
   const buttons = reply.blocks.flatMap((b) => (b.type === 'buttons' ? b.buttons : []));
   const rows = buttonRows(buttons, opts.customIds);
+  // 👍/👎 under an answer (issue 47): a row of its own, last, within Discord's rows per message.
+  const vote = feedbackRow(reply);
+  if (vote) rows.rows = [...rows.rows.slice(0, LIMITS.rows - 1), vote];
   let shortened = built.shortened || rows.shortened;
 
   // Cut to what the reply can show before any rendering: never render 100,000 characters to show 12,000.
@@ -159,6 +163,8 @@ function inertBlock(block: Block): Block {
       };
     case 'context':
       return { ...block, items: block.items.map(t) };
+    case 'feedback':
+      return block;
     case 'file':
       return {
         ...block,
@@ -293,6 +299,7 @@ function buildEmbeds(blocks: Block[]): Built {
           pushText(block.file.preview, cut(block.file.title ?? block.file.name, LIMITS.embedTitle));
         break;
       case 'buttons':
+      case 'feedback':
         break;
     }
   }

@@ -1,3 +1,4 @@
+import type { ChannelSettingsView } from '../channel-settings.js';
 import type { Agent } from '../../agent/agent.js';
 import { MAX_MESSAGE_CHARS, type IncomingMessage } from '../../contract/turn.js';
 import type { KvStore } from '../../state/kv.js';
@@ -25,6 +26,8 @@ export interface HandlerDeps {
   memberRoleIds?: readonly string[];
   /** DISCORD_EMBED_DOMAINS: links there may show a preview; every other link in our messages is sent with embeds suppressed. */
   embedDomains: readonly string[];
+  /** Settings per channel (issue 46): `reply_mode: all` channels, `/switchboard settings`. */
+  channelSettings?: ChannelSettingsView;
 }
 
 /** Where an interaction is answered, by ids and token only: any replica can rebuild its webhook. */

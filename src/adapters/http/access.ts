@@ -251,5 +251,5 @@ export function describeAccess(opts: {
     opts.trustedHops > 0
       ? `client address from X-Forwarded-For (TRUST_PROXY: ${opts.trustedHops} hop${opts.trustedHops > 1 ? 's' : ''})`
       : 'X-Forwarded-For ignored';
-  return `Switchboard listening on ${opts.listen}: /api ${api}; /api/usage ${usage}; /metrics ${metrics}; admin ${admin}; /healthz /readyz open; ${proxy}`;
+  return `Switchboard listening on ${opts.listen}: /api and /mcp ${api}; /api/usage ${usage}; /metrics ${metrics}; admin ${admin}; /healthz /readyz open; ${proxy}`;
 }

@@ -6,7 +6,10 @@ import { isAdminPort } from '../../data/rpc-port.js';
 import { adminBusinessRow, adminFaqRow, adminPolicyRow, deletedRow } from '../../data/rows.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { mountTenantAdmin } from './admin-tenants.js';
+import { mountMcpAdmin } from './admin-mcp.js';
+import type { McpRuntime } from '../../mcp/index.js';
 import { mountThreadContextAdmin } from './admin-thread-context.js';
+import { mountChannelAdmin } from './admin-channels.js';
 import { jsonBodiesOnly } from './json-body.js';
 import type { WrongTokens } from '../../security/wrong-tokens.js';
 import { clientAddress } from './access.js';
@@ -21,6 +24,7 @@ import { bearerToken, secretMatches } from './bearer.js';
  *   DELETE /tts_admin/policies/{business_id}/{policy_id}  → { status: "ok", deleted: id }
  *   and the same for /tts_admin/faqs;
  *   GET /tts_admin/tenants, PUT /tts_admin/tenants/{slug}/tools: tool families (admin-tenants.ts).
+ *   GET|PATCH|DELETE /tts_admin/tenants/{slug}/channels[/{channel}]: settings per channel (admin-channels.ts).
  *
  *   GET    /tts_admin/tokens[?tenant=]                    → { status: "ok", tokens: [...] }   (no secrets)
  *   POST   /tts_admin/tokens  { tenant, label? }          → { status: "ok", token, record }   (201; the secret, once)
@@ -66,7 +70,15 @@ const fail = (c: Context, status: 400 | 401 | 404 | 409 | 429 | 503, code: Error
 
 export function mountAdmin(
   app: Hono,
-  opts: { token: string | undefined; data: DataPort; log: Logger; trustProxy: number; wrongTokens: WrongTokens },
+  opts: {
+    token: string | undefined;
+    data: DataPort;
+    log: Logger;
+    trustProxy: number;
+    wrongTokens: WrongTokens;
+    /** A tenant's MCP servers (issue 44). */
+    mcp?: McpRuntime | undefined;
+  },
 ): void {
   const { token, data, log, wrongTokens } = opts;
   const base = '/tts_admin';
@@ -116,7 +128,9 @@ export function mountAdmin(
   if (!isAdminPort(data)) return;
   const port = data;
   mountTenantAdmin(app, base, port, log);
+  if (opts.mcp) mountMcpAdmin(app, base, port, opts.mcp, log);
   mountThreadContextAdmin(app, base, port, log);
+  mountChannelAdmin(app, base, port, log);
 
   /** The business in the path, or a response saying why not. */
   async function business(c: Context): Promise<{ id: string } | Response> {

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Agent } from '../../agent/agent.js';
 import type { DataPort } from '../../contract/data.js';
+import type { KvStore } from '../../state/kv.js';
 import { createWrongTokens, type WrongTokens } from '../../security/wrong-tokens.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { mountAdmin } from './admin.js';
@@ -12,8 +13,13 @@ import { turnsTheHeapHolds } from './in-flight.js';
 import { jsonBodiesOnly } from './json-body.js';
 import { mountUsage } from './usage-route.js';
 import { mountApprovals } from './approval-route.js';
+import { mountFeedback } from './feedback-route.js';
+import { mountMemory } from './memory-route.js';
+import { mountMcp } from './mcp-route.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
+
+import type { McpRuntime } from '../../mcp/index.js';
 
 export interface HttpAppOptions {
   agent: Agent;
@@ -34,6 +40,10 @@ export interface HttpAppOptions {
   maxTurnsInFlight?: number;
   /** ATTACHMENT_MAX_BYTES: `/api/chat`'s files together, base64 in `attachments` (the rest of the body keeps the 1 MB limit). */
   maxAttachmentBytes?: number;
+  /** The shared store: an HTTP approval's outcome is kept there for `GET /api/approvals/{id}` (issue 43). */
+  kv?: KvStore;
+  /** A tenant's MCP servers (issue 44): their admin routes. */
+  mcp?: McpRuntime | undefined;
 }
 
 /**
@@ -53,6 +63,8 @@ export function createHttpApp({
   wrongTokens,
   maxTurnsInFlight = turnsTheHeapHolds(),
   maxAttachmentBytes = 20 * 1024 * 1024,
+  kv,
+  mcp,
 }: HttpAppOptions): Hono {
   const app = new Hono();
   // Refused before it is read into memory, whatever the Content-Length claims.
@@ -68,11 +80,20 @@ export function createHttpApp({
       log,
       trustProxy,
       wrongTokens: wrongTokens ?? createWrongTokens({ log }),
+      mcp,
     });
 
   app.get('/healthz', (c) => c.json({ ok: true, ...health?.() }));
 
-  app.use('/api/*', apiCaller({ apiToken, trustProxy, data, log }));
+  const guard = apiCaller({ apiToken, trustProxy, data, log });
+  app.use('/api/*', guard);
+  // `/mcp` (the tenant's read tools for MCP clients, mcp-route.ts): the same guard, closed the same way.
+  app.use(
+    '/mcp',
+    guard,
+    limitBody,
+    jsonBodiesOnly((message) => errorBody('unsupported_media_type', message)),
+  );
   // `/api/chat` takes files inline: its limit is 1 MB plus the files' base64 (chat-route.ts holds the rest to 1 MB).
   const chatBodyMax = MAX_BODY_BYTES + Math.ceil(maxAttachmentBytes / 3) * 4;
   app.use(
@@ -96,7 +117,10 @@ export function createHttpApp({
   );
   mountUsage(app, data);
   mountChat(app, { agent, log, data, maxTurnsInFlight, maxBodyBytes: MAX_BODY_BYTES });
-  mountApprovals(app, { agent, log, data });
+  mountApprovals(app, { agent, log, data, kv });
+  mountFeedback(app, { agent, log, data });
+  mountMemory(app, { data, log });
+  mountMcp(app, { agent, log, data });
 
   app.notFound((c) => c.json(errorBody('not_found', `No route for ${c.req.method} ${c.req.path}.`), 404));
   app.onError((err, c) => {

@@ -86,7 +86,7 @@ export async function jsonTurn(
   return c.json({
     threadId,
     response: collected.text,
-    blocks: collected.blocks.map(serializeBlock),
+    blocks: apiBlocks(collected.blocks),
     toolCalls: collected.toolCalls.map(({ tool, arguments: args, ok, summary, latencyMs, error }) => ({
       tool,
       arguments: args,
@@ -97,6 +97,8 @@ export async function jsonTurn(
     })),
     usage: collected.usage,
     flags: collected.flags,
+    // What a vote on this answer names (issue 47: POST /api/feedback).
+    ...(collected.turnId ? { turnId: collected.turnId } : {}),
     ...collected.data,
   });
 }
@@ -110,6 +112,8 @@ export interface CollectedTurn {
   /** `prompt_injection` when the message was flagged. */
   flags: TurnFlag[];
   error?: { code: ErrorCode; message: string } & RefusalDetails;
+  /** The turn record's id (issue 47): `POST /api/feedback` names it. */
+  turnId?: string;
   /** The turn paused for a person's OK (issue 43). */
   approval?: Extract<TurnEvent, { type: 'approval_required' }>;
 }
@@ -132,6 +136,7 @@ export async function collectTurn(events: AsyncIterable<TurnEvent>): Promise<Col
       out.toolCalls = e.toolCalls;
       out.data = e.data;
       out.flags = e.flags ?? [];
+      if (e.turnId) out.turnId = e.turnId;
     } else if (e.type === 'approval_required') {
       out.approval = e;
     } else if (e.type === 'error') {
@@ -149,9 +154,14 @@ export function serializeBlock(block: Block): unknown {
   return { type: 'file', file: { ...file, size: data.byteLength, base64: Buffer.from(data).toString('base64') } };
 }
 
+/** A reply's blocks for API clients: the vote controls are the chat platforms' (an API answer has its `turnId`). */
+export function apiBlocks(blocks: Block[]): unknown[] {
+  return blocks.filter((b) => b.type !== 'feedback').map(serializeBlock);
+}
+
 function sseData(event: TurnEvent): unknown {
   if (event.type === 'tool_event') return event.data;
-  if (event.type === 'reply') return { ...event.reply, blocks: event.reply.blocks.map(serializeBlock) };
+  if (event.type === 'reply') return { ...event.reply, blocks: apiBlocks(event.reply.blocks) };
   if (event.type === 'error') {
     const { type: _type, notify: _notify, ...error } = event;
     return error;

@@ -5,6 +5,9 @@ import { authOf, slackContext } from './bolt-context.js';
 import { recordWork, type HandlerDeps } from './handler-deps.js';
 import { normalizeAction } from './normalize.js';
 import { respondVia } from './notices.js';
+import { FEEDBACK_ACTION } from '../../contract/feedback.js';
+import { feedbackClick } from './feedback.js';
+import { FEEDBACK_VIEW } from './feedback-blocks.js';
 
 /**
  * A button click (`block_actions`): recorded in the inbox as a turn of the message's thread,
@@ -13,10 +16,13 @@ import { respondVia } from './notices.js';
  */
 export function blockActionsListener(deps: HandlerDeps): Middleware<SlackActionMiddlewareArgs<BlockAction>> {
   const { state, log, inbox } = deps;
-  return async ({ ack, body, context }) => {
+  return async (args) => {
+    const { ack, body, context } = args;
     const n = normalizeAction(body, slackContext(context));
     if (!n) return ack();
     const { message } = n;
+    // A vote on an answer (issue 47): recorded like any click, answered by the core's feedback, not a turn.
+    if (message.action?.id === FEEDBACK_ACTION) return feedbackClick(deps, args, n);
     const responseUrl = (body as { response_url?: string }).response_url;
     // A control we did not make (another app's, or one a workspace admin added): nothing to run, said privately.
     if (message.action && !deps.agent.handlesAction(message.action.id)) {
@@ -79,7 +85,9 @@ function controlKind(type: string): string {
  */
 export function acknowledgeTheRest(app: App, log: Logger): void {
   const any = /.*/;
-  app.view({ type: 'view_submission', callback_id: any }, async ({ ack, body }) => {
+  // Every submission but the feedback comment's (issue 47: `feedback.ts` records it).
+  const notFeedback = new RegExp(`^(?!${FEEDBACK_VIEW.replace('.', '\\.')}$)`);
+  app.view({ type: 'view_submission', callback_id: notFeedback }, async ({ ack, body }) => {
     await ack();
     log.debug({ callbackId: body.view.callback_id }, 'slack view submission acknowledged; nothing handles it');
   });

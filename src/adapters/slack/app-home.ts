@@ -7,6 +7,7 @@ import { FAMILY_GUIDE, TOOL_FAMILIES, type ToolFamily } from '../../contract/too
 import { formatCount, formatUsd } from '../../reply/figures.js';
 import { tenantFor } from '../../data/index.js';
 import type { Logger } from '../../telemetry/logger.js';
+import { memoryHomeBlocks } from './app-home-memory.js';
 import { inertMessage } from './inert.js';
 import { slackErrorCode } from './slack-errors.js';
 import { escapeMrkdwn } from './text.js';
@@ -94,6 +95,9 @@ export async function appHomeBlocks(
       text: { type: 'mrkdwn', text: `*${d.title}*: ${d.what}.\n_Try:_ “${d.example}”` },
     });
   }
+  // Long-term memory (issue 45): the person's own notes, when the family is on.
+  if (families.includes('memory'))
+    blocks.push({ type: 'divider' }, ...(await memoryHomeBlocks(deps.data, tenant, who.userId, deps.log)));
   blocks.push({ type: 'divider' });
   blocks.push({ type: 'header', text: { type: 'plain_text', text: 'Your usage this month' } });
   const tokens = (u: typeof month) => (u ? u.promptTokens + u.completionTokens : 0);

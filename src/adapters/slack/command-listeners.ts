@@ -4,6 +4,7 @@ import { INBOX_UNAVAILABLE_TEXT as UNAVAILABLE } from '../../inbox/index.js';
 import { authOf, slackContext } from './bolt-context.js';
 import { recordWork, type HandlerDeps } from './handler-deps.js';
 import { commandTooLong, normalizeCommand } from './normalize.js';
+import { answerSwitchboardCommand, SWITCHBOARD_COMMAND } from './settings-command.js';
 
 /** Every slash command of ours (the manifest lists them; the extensions decide what each does). */
 export const ANY_SLASH_COMMAND = /^\/\S+$/;
@@ -25,6 +26,8 @@ export function commandListener(deps: HandlerDeps): Middleware<SlackCommandMiddl
     }
     const req = normalizeCommand(command, slackContext(context));
     if (!req) return ack();
+    if (req.command.name === SWITCHBOARD_COMMAND)
+      return ack(await answerSwitchboardCommand(req, deps.channelSettings, log));
     if (!req.text && req.command.name === 'ask')
       return ack({
         response_type: 'ephemeral',

@@ -16,6 +16,7 @@ import type { IncomingMessage } from '../../contract/turn.js';
 import { isApprovalAction } from '../../agent/approval-turn.js';
 import { isExpiryAction } from '../../agent/approval-sweep.js';
 import { groupCheck, replaceApprovalMessage } from './approvals.js';
+import { deliverFeedback } from './feedback.js';
 
 /**
  * Answers one inbox entry, on whichever replica runs it: the workspace's client, then by kind:
@@ -24,6 +25,7 @@ import { groupCheck, replaceApprovalMessage } from './approvals.js';
  */
 export async function deliverSlackWork(d: Delivery<SlackWork>, deps: HandlerDeps): Promise<void> {
   const work = d.entry.payload;
+  if (work.kind === 'feedback') return deliverFeedback(d, work, deps);
   const workspace = work.kind === 'command' ? work.request.workspaceId : work.message.workspaceId;
   const client = await deps.clients.for(work.auth ?? { teamId: workspace });
   if (!client) {

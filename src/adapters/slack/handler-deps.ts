@@ -1,12 +1,14 @@
 import type { webApi } from '@slack/bolt';
 import type { Agent } from '../../agent/agent.js';
 import type { IncomingMessage } from '../../contract/turn.js';
+import type { FeedbackVote } from '../../contract/feedback.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { slackTsOrder, type AddResult, type Inbox } from '../../inbox/index.js';
 import type { CommandRequest } from './normalize.js';
 import type { SlackAuth, SlackClients } from './oauth.js';
 import type { SlackState } from './slack-state.js';
 import type { WriterOptions } from './turn-writer.js';
+import type { ChannelSettingsView } from '../channel-settings.js';
 import type { SlackNames, SlackRoles } from './user-roles.js';
 
 /** What every Slack listener and delivery is given: built once by the adapter (`index.ts`). */
@@ -33,6 +35,8 @@ export interface HandlerDeps {
   contextClient?: (client: webApi.WebClient) => webApi.WebClient;
   /** Members of the approvers' Slack user group (issue 43; `approvals.ts`). */
   groups?: SlackGroups;
+  /** Settings per channel (issue 46): `reply_mode: all` channels, `/switchboard settings`. */
+  channelSettings?: ChannelSettingsView;
 }
 
 /** Members of a Slack user group, per workspace (`usergroups.users.list`, cached briefly). */
@@ -55,6 +59,8 @@ export type SlackWork = (
     }
   | { kind: 'command'; request: CommandRequest; responseUrl?: string }
   | { kind: 'action'; message: IncomingMessage; userTeamId?: string; responseUrl?: string; ephemeral?: boolean }
+  /** A vote on an answer, or a thumbs-down's comment (issue 47; `feedback.ts`). */
+  | { kind: 'feedback'; vote: FeedbackVote; responseUrl?: string }
 ) & {
   /** Whose installation answers (Bolt's authorize query); absent in entries recorded before OAuth existed. */
   auth?: SlackAuth;

@@ -2,6 +2,8 @@ import { Assistant, type App } from '@slack/bolt';
 import { acknowledgeTheRest, blockActionsListener } from './action-listeners.js';
 import { ANY_SLASH_COMMAND, commandListener } from './command-listeners.js';
 import { deliverSlackWork } from './delivery.js';
+import { feedbackSubmissionListener } from './feedback.js';
+import { FEEDBACK_VIEW } from './feedback-blocks.js';
 import type { HandlerDeps, SlackWork } from './handler-deps.js';
 import { appUninstalled, assistantThreadStarted, tokensRevoked } from './lifecycle-listeners.js';
 import { agentMessagesOpened } from './agent-view.js';
@@ -27,6 +29,7 @@ export function registerHandlers(app: App, deps: HandlerDeps): () => void {
   app.event('message', messages.message);
   app.command(ANY_SLASH_COMMAND, commandListener(deps));
   app.action({ type: 'block_actions' }, blockActionsListener(deps));
+  app.view({ type: 'view_submission', callback_id: FEEDBACK_VIEW }, feedbackSubmissionListener(deps));
   acknowledgeTheRest(app, deps.log);
   app.event('app_uninstalled', appUninstalled(deps));
   app.event('tokens_revoked', tokensRevoked(deps));

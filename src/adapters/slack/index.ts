@@ -17,6 +17,7 @@ import type { WriterOptions } from './turn-writer.js';
 import { createSlackGroups, startSlackApprovalSweep } from './approvals.js';
 import { createApprovalStore } from '../../data/approvals.js';
 import { expiryAction } from '../../agent/approval-sweep.js';
+import { createChannelSettingsView } from '../channel-settings.js';
 
 export interface SlackAdapterOptions {
   /** Socket Mode: how long the client waits for a pong, which is also its reconnect back-off step (Bolt's default 5 s). */
@@ -48,6 +49,7 @@ export type SlackConfig =
   | 'SLACK_REDIRECT_URL'
   | 'SLACK_TOKEN_ENCRYPTION_KEY'
   | 'SLACK_UNFURL_DOMAINS'
+  | 'SLACK_STREAM_MAX_AGE_MS'
   | 'TENANT_MODE'
   | 'THREAD_TTL_DAYS'
   | 'INBOX_THREAD_QUEUE_MAX'
@@ -57,7 +59,9 @@ export type SlackConfig =
   | 'APPROVAL_SWEEP_MS';
 
 export function createSlackAdapter(
-  sb: AdapterDeps<SlackConfig> & Pick<Switchboard, 'data' | 'registry'>,
+  sb: AdapterDeps<SlackConfig> &
+    Pick<Switchboard, 'data' | 'registry' | 'llm'> &
+    Partial<Pick<Switchboard, 'channels'>>,
   opts: SlackAdapterOptions = {},
 ): PlatformAdapter | undefined {
   const { config } = sb;
@@ -139,9 +143,11 @@ export function createSlackAdapter(
     ...createSlackPeople(log),
     contextClient: createContextClients({ ...clientOptions(), logger }),
     unfurlDomains: config.SLACK_UNFURL_DOMAINS,
-    writer: opts.writer,
+    // SLACK_STREAM_MAX_AGE_MS: a stream rolls over into a new message before Slack ends it; a test's own wins.
+    writer: { streamMaxAgeMs: config.SLACK_STREAM_MAX_AGE_MS, ...opts.writer },
     ...(config.SLACK_API_URL ? { slackApiUrl: config.SLACK_API_URL } : {}),
     groups: createSlackGroups(),
+    channelSettings: createChannelSettingsView(sb),
   });
   // Approvals nobody decides expire on their own (issue 43): swept on every replica, answered through the inbox.
   const approvalStore =

@@ -1,10 +1,10 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/oauth';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../../config/index.js';
 import type { AdminDataPort } from '../../data/rpc-port.js';
 import { installationKeyRow, installationSecretRow, savedInstallationRow } from '../../data/rows.js';
 import type { Logger } from '../../telemetry/logger.js';
+import { createSealer } from '../../security/sealer.js';
 
 /** What storing an installation settled: its workspace and tenant (null while an admin has to approve it). */
 export interface InstallOutcome {
@@ -21,7 +21,6 @@ export interface SlackInstallationStore extends InstallationStore {
 
 /** How long a replica keeps a decrypted installation before reading it again. */
 const CACHE_MS = 30_000;
-const FORMAT = 'v1';
 
 /** `E:<enterprise>` for an org-wide install, `T:<team>` for any other (Bolt's lookup rule). */
 export function installationKey(q: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean }): string {
@@ -31,32 +30,8 @@ export function installationKey(q: { teamId?: string; enterpriseId?: string; isE
   throw new Error('an installation query needs a team or an enterprise id');
 }
 
-/**
- * AES-256-GCM with a fresh 96-bit nonce per value; the row's key is the associated data, so a
- * secret copied onto another row does not decrypt. `v1:` + base64(nonce | tag | ciphertext).
- */
-export function createSealer(hexKey: string) {
-  const key = Buffer.from(hexKey, 'hex');
-  if (key.length !== 32) throw new Error('SLACK_TOKEN_ENCRYPTION_KEY must be 32 bytes (64 hex characters)');
-  return {
-    seal(plaintext: string, aad: string): string {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
-      cipher.setAAD(Buffer.from(aad));
-      const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return `${FORMAT}:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;
-    },
-    open(sealed: string, aad: string): string {
-      const [format, data] = sealed.split(':', 2);
-      if (format !== FORMAT || !data) throw new Error(`unknown secret format ${format ?? ''}`);
-      const raw = Buffer.from(data, 'base64');
-      const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
-      decipher.setAAD(Buffer.from(aad));
-      decipher.setAuthTag(raw.subarray(12, 28));
-      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
-    },
-  };
-}
+// The sealing moved to src/security/sealer.ts (MCP servers' headers use it too).
+export { createSealer };
 
 /**
  * @slack/oauth's InstallationStore over the data port: installations are rows of

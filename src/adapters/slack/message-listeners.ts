@@ -49,10 +49,13 @@ export function messageListeners(deps: HandlerDeps): MessageListeners {
     }
     const { message } = decision;
     const inChannel = !message.isDirect;
-    // Channel messages reach us for every post in channels we are in: answer mentions and followed threads only.
+    const answersAll = async () => (await deps.channelSettings?.answersAll(message)) === true;
+    // Channel messages reach us for every post in channels we are in: answer mentions and followed
+    // threads, and top-level posts in a channel set to answer every message (reply_mode all, issue 46).
     if (inChannel && !decision.mentionsBot) {
       const threadTs = (raw as { thread_ts?: string }).thread_ts;
-      if (!threadTs || !(await state.follows(message.workspaceId, message.channelId, threadTs))) return;
+      if (threadTs ? !(await state.follows(message.workspaceId, message.channelId, threadTs)) : !(await answersAll()))
+        return;
     }
     if (decision.kind === 'too_long') return refuseTooLong(client, decision);
     // The message's own key (channel + ts): a retry and the app_mention/message twin share it.

@@ -3,6 +3,7 @@ import type { Block, Button, Card, Field, FileAttachment, Reply } from '../../re
 import { SLACK_LIMITS as L } from './limits.js';
 import { escapeMrkdwn, toMrkdwn } from './text.js';
 import { cutAt, splitText, truncate } from '../../reply/text.js';
+import { feedbackBlock } from './feedback-blocks.js';
 
 export type SlackBlock = types.KnownBlock;
 
@@ -112,6 +113,8 @@ function blockUnits(block: Exclude<Block, { type: 'file' }>): Unit[] {
       );
     case 'context':
       return contextUnits(block.items);
+    case 'feedback':
+      return [unit([feedbackBlock(block.turnId)])];
   }
 }
 

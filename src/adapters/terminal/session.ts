@@ -7,6 +7,7 @@ import type { IncomingAttachment, IncomingMessage } from '../../contract/turn.js
 import type { Button, Reply } from '../../reply/model.js';
 import { renderPlainText, replyButtons } from '../../reply/plain-text.js';
 import { parseTypedCommand } from '../typed-command.js';
+import { feedbackThanks, type FeedbackValue } from '../../contract/feedback.js';
 import { createLineRenderer, PLAIN_STYLE, renderTerminalMarkdown, type TerminalStyle } from './terminal-markdown.js';
 
 export interface ConsoleOutput {
@@ -44,6 +45,9 @@ export function createTerminalSession(
   let waiting: string[] = [];
   /** Files named by `/attach <path>`: they go with the next message. */
   let attached: IncomingAttachment[] = [];
+  /** The last answer that asks for a vote (issue 47): `/good` and `/bad` rate it. */
+  let lastAnswer: string | undefined;
+  let ratingHinted = false;
   /** Cancels the y/n prompt's give-up timer. */
   let cancelGiveUp = () => {};
   /** One turn at a time: a give-up and a typed line never interleave. */
@@ -107,6 +111,8 @@ export function createTerminalSession(
     if (!input && !forced) return;
     const attaching = /^\/attach\s+(.+)$/s.exec(input);
     if (attaching) return attach(attaching[1]!);
+    const rating = forced ? null : /^\/(good|bad)(?:\s+([\s\S]+))?$/i.exec(input);
+    if (rating) return rate(rating[1]!.toLowerCase() === 'good' ? 'up' : 'down', rating[2]);
     const picked = /^:(\d+)$/.exec(input);
     const yesNo = waiting.length && !forced ? /^(y|yes|n|no)$/i.exec(input) : null;
     const button = forced
@@ -178,6 +184,11 @@ export function createTerminalSession(
           write(lines.flush());
           write(`${await renderReply(event.reply, streamed)}\n`);
           buttons = replyButtons(event.reply);
+          lastAnswer = event.reply.blocks.find((b) => b.type === 'feedback')?.turnId ?? lastAnswer;
+          if (lastAnswer && !ratingHinted && !waiting.length) {
+            ratingHinted = true;
+            write(dim('(rate an answer: /good, or /bad and what was wrong)\n'));
+          }
           if (waiting.length) write(dim(`Approve? (y/n)\n`));
           else if (buttons.length) write(dim('(type :N to press button N)\n'));
           break;
@@ -188,12 +199,34 @@ export function createTerminalSession(
         case 'approval_required':
           waiting = event.approvals.map((a) => a.id);
           break;
+        case 'done':
+          // The answer `/good` and `/bad` rate (also with FEEDBACK=off, when no hint is shown).
+          if (event.turnId && !waiting.length) lastAnswer = event.turnId;
+          break;
         default:
           break;
       }
     }
     endLine();
     armGiveUp();
+  }
+
+  /** `/good`, `/bad [comment]` (issue 47): a vote on the last answer, recorded like a chat's 👍/👎. */
+  async function rate(value: FeedbackValue, comment: string | undefined): Promise<void> {
+    if (!lastAnswer) {
+      out.write('No answer to rate yet.\n');
+      return;
+    }
+    const voter = { platform: 'console' as const, workspaceId: opts.workspaceId ?? 'default', userId: 'console' };
+    const result = await agent.feedback({
+      voter,
+      turnId: lastAnswer,
+      value,
+      ...(comment?.trim() ? { comment: comment.trim() } : {}),
+    });
+    out.write(
+      `${result.ok ? feedbackThanks(result.value, result.changed || Boolean(comment?.trim())) : `⚠️  ${result.message}`}\n`,
+    );
   }
 
   /** `y`: approve the waiting call (all of them when several); `n`: deny the first. */

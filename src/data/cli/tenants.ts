@@ -12,6 +12,8 @@
  *   tools <tenant> <families|auto|none>       set a tenant's tool families (comma list), or back to automatic
  *   thread-context <tenant> <on|off|default>  whether the bot reads the thread before a mention for this tenant
  *   approvals <tenant> [--policy …] [--taint on|off] [--approvers …]   show or change who approves which tools (issue 43)
+ *   channel set|list|show|clear …            settings per channel: model, instructions, toolsets, reply mode, language (issue 46)
+ *   memory export|purge <tenant>              a tenant's long-term memory as JSON lines, or deleting it (issue 45)
  */
 import { fileURLToPath } from 'node:url';
 import { openDataPort } from '../index.js';
@@ -31,6 +33,9 @@ import { cliSetup, describeTarget, fail } from './common.js';
 import { HELP_OPTION, readArgs } from '../../cli/args.js';
 import { cliCommand } from '../cli-command.js';
 import { APPROVALS_OPTIONS, APPROVALS_USAGE, approvalsCommand } from './tenant-approvals.js';
+import { CHANNEL_OPTIONS, CHANNEL_USAGE, channelCommand } from './tenant-channels.js';
+import { MCP_OPTIONS, MCP_USAGE, mcpCommand, type McpCliDeps } from './tenant-mcp.js';
+import { MEMORY_USAGE, memoryCommand } from './tenant-memory.js';
 
 export const TENANTS_USAGE = `Usage: ${[
   'pending',
@@ -44,6 +49,9 @@ export const TENANTS_USAGE = `Usage: ${[
   `tools <tenant> <${TOOL_FAMILIES.join(',')}|auto|none>`,
   'thread-context <tenant> <on|off|default>',
   APPROVALS_USAGE,
+  ...CHANNEL_USAGE,
+  ...MCP_USAGE,
+  ...MEMORY_USAGE,
 ]
   .map((command) => cliCommand('tenants', command))
   .join('\n       ')}`;
@@ -52,7 +60,14 @@ export const TENANTS_USAGE = `Usage: ${[
 export function readTenantsArgs(argv: string[]) {
   return readArgs(
     argv,
-    { ...HELP_OPTION, tenant: { type: 'string' }, label: { type: 'string' }, ...APPROVALS_OPTIONS },
+    {
+      ...HELP_OPTION,
+      tenant: { type: 'string' },
+      label: { type: 'string' },
+      ...APPROVALS_OPTIONS,
+      ...CHANNEL_OPTIONS,
+      ...MCP_OPTIONS,
+    },
     { positionals: true },
   );
 }
@@ -62,6 +77,8 @@ export async function tenantsCommand(
   port: AdminDataPort,
   argv: string[],
   out: (line: string) => void,
+  /** For `mcp` (issue 44): the settings and a logger; the process's own when not given. */
+  mcpDeps?: McpCliDeps,
 ): Promise<number> {
   const args = readTenantsArgs(argv);
   if (!args.ok) {
@@ -250,10 +267,25 @@ export async function tenantsCommand(
       if (code === 2) out(TENANTS_USAGE);
       return code;
     }
+    case 'channel':
+      return usageOn2(await channelCommand(port, positional.slice(1), options, out), out);
+    case 'memory':
+      return usageOn2(await memoryCommand(port, positional.slice(1), out), out);
+    case 'mcp': {
+      const code = await mcpCommand(port, positional.slice(1), options, out, mcpDeps ?? cliSetup());
+      if (code === 2) out(TENANTS_USAGE);
+      return code;
+    }
     default:
       out(TENANTS_USAGE);
       return command === undefined || command === 'help' ? 0 : 2;
   }
+}
+
+/** A command's exit code; on 2 (a wrong command line) the usage follows what it printed. */
+function usageOn2(code: number, out: (line: string) => void): number {
+  if (code === 2) out(TENANTS_USAGE);
+  return code;
 }
 
 async function main(): Promise<number> {
@@ -271,7 +303,7 @@ async function main(): Promise<number> {
   const port = await openDataPort(config, log, { seedDemo: false });
   try {
     if (process.argv.length > 2) console.error(`(${describeTarget(config)})`);
-    return await tenantsCommand(port, process.argv.slice(2), (line) => console.log(line));
+    return await tenantsCommand(port, process.argv.slice(2), (line) => console.log(line), { config, log });
   } finally {
     await port.close();
   }

@@ -33,7 +33,7 @@ export interface SeedResult {
  * Fills two demo tenants through the importer (same validation, same SQL as `npm run import`),
  * so re-seeding is idempotent and the demo rows are valid imports:
  * - the default tenant, a marketing team: campaigns, competitors, a sheet-metal catalogue
- *   (tools: campaigns, competitors, quotes, web, artifacts);
+ *   (tools: campaigns, competitors, quotes, web, artifacts, memory);
  * - `harbourside`, a physiotherapy clinic: its business, bookings, policies and FAQs (tools:
  *   business), reached from the console with `npm run chat -- --tenant harbourside` (its
  *   `console`/`http` workspace is `harbourside`) or from a Slack team or Discord server mapped
@@ -82,7 +82,7 @@ export async function seedDemo(port: AdminDataPort, opts: SeedOptions = {}): Pro
         {
           slug: tenant.slug,
           name: tenant.is_default ? 'Demo marketing team' : tenant.name,
-          settings: settings(tenant.slug, ['artifacts', 'campaigns', 'competitors', 'quotes', 'web']),
+          settings: settings(tenant.slug, ['artifacts', 'campaigns', 'competitors', 'memory', 'quotes', 'web']),
           default_campaign_key: DEMO_DEFAULT_CAMPAIGN_KEY,
         },
       ],

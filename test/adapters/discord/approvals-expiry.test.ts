@@ -11,6 +11,7 @@ import { openPgliteTestPort } from '../../helpers/db.js';
 import { runAdapter, sentMessages, startHarness, type Harness } from '../../helpers/harness.js';
 import { createNoteTool } from '../../helpers/note-tool.js';
 import { buttonsOf, interactionAnswer } from './helpers.js';
+import { approvalOf } from './approval-helpers.js';
 
 const { tool: noteTool, written } = createNoteTool();
 
@@ -47,7 +48,7 @@ describe('a Discord approval nobody decides', () => {
   it('expires on its own: the message says so, the model is told, the tool does not run', async () => {
     h.llm.script({ toolCalls: [{ name: 'write_note', arguments: { text: 'call the plumber' } }] });
     const ask = discord.command('ask', { question: 'note: call the plumber' });
-    const [approval] = await messagesOf(ask.payload.token);
+    const { approval } = await approvalOf(discord, ask);
     const approve = buttonsOf(approval!).find((b) => b.label === 'Approve')!;
     expect(approve).toBeDefined();
     const channelId = approval!.channel_id;

@@ -14,6 +14,8 @@ import { openPgliteTestPort } from '../../helpers/db.js';
 import { runAdapter, startHarness, type Harness } from '../../helpers/harness.js';
 import { createNoteTool } from '../../helpers/note-tool.js';
 import { buttonsOf, interactionAnswer } from './helpers.js';
+import { approvalOf } from './approval-helpers.js';
+import { APPROVAL_POINTER } from '../../../src/adapters/discord/approval-channel.js';
 
 const { tool: noteTool, written } = createNoteTool();
 
@@ -43,7 +45,10 @@ describe('approvals on Discord', () => {
   it('Approve/Deny components; a stranger changes nothing; the asker’s Approve runs the call once', async () => {
     h.llm.script({ toolCalls: [{ name: 'write_note', arguments: { text: 'buy milk' } }] });
     const ask = discord.command('ask', { question: 'note: buy milk' });
-    const [approval] = await messagesOf(ask.payload.token);
+    const { approval, answer: pointer } = await approvalOf(discord, ask);
+    // The command's own answer points to the approval, which is the bot's own message (editable at any time).
+    expect(pointer.content).toBe(APPROVAL_POINTER);
+    expect(approval.webhook_id).toBeUndefined();
     expect(approval!.content).toContain('I need an OK before I go on');
     const approve = buttonsOf(approval!).find((b) => b.label === 'Approve')!;
     expect(buttonsOf(approval!).map((b) => b.label)).toEqual(['Approve', 'Deny']);
@@ -70,7 +75,7 @@ describe('approvals on Discord', () => {
     );
     h.llm.script({ toolCalls: [{ name: 'write_note', arguments: { text: 'from bob' } }] });
     const ask = discord.command('ask', { question: 'note: from bob' }, { author: discord.world.people.bob });
-    const [approval] = await messagesOf(ask.payload.token);
+    const { approval } = await approvalOf(discord, ask);
     const approve = buttonsOf(approval!).find((b) => b.label === 'Approve')!;
     const own = discord.click(approval!.id, approve.custom_id, discord.world.people.bob);
     const [refusal] = await messagesOf(own.payload.token);

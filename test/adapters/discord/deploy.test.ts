@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
 import { specProblems } from './helpers.js';
+import { slashCommands } from '../../../src/adapters/discord/commands.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -37,11 +38,16 @@ describe('discord:deploy', () => {
       deploy(discord.env()),
       deploy({ ...discord.env(), DISCORD_GUILD_ID: discord.world.guildId }),
     ]);
+    // Every command the adapter declares (/ask, /quote, /switchboard, and any a tool family adds).
+    const names = slashCommands()
+      .map((c) => `/${c.name}`)
+      .join(', ');
+    expect(names).toMatch(/^\/ask, \/quote, .*\/switchboard/);
     expect(global).toMatchObject({
       code: 0,
-      stdout: 'Registered /ask, /quote globally (new or changed commands can take a while to show).\n',
+      stdout: `Registered ${names} globally (new or changed commands can take a while to show).\n`,
     });
-    expect(guild).toMatchObject({ code: 0, stdout: `Registered /ask, /quote in server ${discord.world.guildId}.\n` });
+    expect(guild).toMatchObject({ code: 0, stdout: `Registered ${names} in server ${discord.world.guildId}.\n` });
 
     const puts = discord.calls.filter((c) => c.method === 'PUT');
     expect(puts.map((c) => c.path).sort()).toEqual(

@@ -324,6 +324,24 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
       if (it.payload.type !== InteractionType.ApplicationCommandAutocomplete)
         return error(400, 50035, 'Invalid Form Body', ['autocomplete results answer autocomplete only']);
       it.choices = (data.choices ?? []) as unknown[];
+    } else if (type === InteractionResponseType.Modal) {
+      // Discord's rules: not in answer to a modal submit or an autocomplete; a custom_id, a title of
+      // at most 45 characters and 1–5 rows of text inputs.
+      if (
+        it.payload.type === InteractionType.ModalSubmit ||
+        it.payload.type === InteractionType.ApplicationCommandAutocomplete
+      )
+        return error(400, 50035, 'Invalid Form Body', ['a modal cannot answer this interaction']);
+      const rows = Array.isArray(data.components) ? (data.components as { components?: { type?: number }[] }[]) : [];
+      const problems = [
+        ...(typeof data.custom_id === 'string' && data.custom_id.length <= 100 ? [] : ['custom_id']),
+        ...(typeof data.title === 'string' && data.title.length > 0 && data.title.length <= 45 ? [] : ['title']),
+        ...(rows.length >= 1 && rows.length <= 5 && rows.every((r) => r.components?.every((c) => c.type === 4))
+          ? []
+          : ['components']),
+      ];
+      if (problems.length) return error(400, 50035, 'Invalid Form Body', problems);
+      it.modal = data as unknown as NonNullable<typeof it.modal>;
     } else {
       return error(400, 50035, 'Invalid Form Body', [`unsupported callback type ${type}`]);
     }

@@ -26,6 +26,8 @@ export interface InteractionRecord {
   callback?: { type: number; at: number };
   /** An autocomplete's answer (callback type 8). */
   choices?: unknown[];
+  /** The modal shown in answer (callback type 9): its custom_id, title and components. */
+  modal?: { custom_id: string; title: string; components: unknown[] };
   /** The message `@original` refers to (the deferred reply, or the clicked message). */
   originalId?: string;
   /** Follow-ups and the original: the messages this token may edit. */

@@ -68,3 +68,16 @@ export function invalidBlockPayloads(slack: FakeSlack): string[] {
 function streamedMarkdown(slack: FakeSlack, channel: string, ts: string): number {
   return slack.messages.find((m) => m.channel === channel && m.ts === ts)?.stream?.markdown.length ?? 0;
 }
+
+const modalAjv = new Ajv2020({ allErrors: true, strict: false });
+addFormats(modalAjv);
+const validateModal = modalAjv.compile({
+  $defs: (schema as { $defs: object }).$defs,
+  $ref: '#/$defs/modal_view',
+});
+
+/** Problems with one modal view (views.open's `view`), against the schema's `modal_view`; empty when valid. */
+export function modalViewProblems(view: unknown): string[] {
+  if (validateModal(view)) return [];
+  return (validateModal.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'invalid'}`);
+}

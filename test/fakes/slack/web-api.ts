@@ -399,6 +399,15 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
           return { ok: false, error: 'invalid_arguments' };
         return { ok: true, view: { id: `V${String(++seq)}`, type: 'home', blocks: view.blocks } };
       }
+      case 'views.open': {
+        // Slack's checks: a trigger_id (from a click, valid 3 s) and a modal with 1–100 blocks.
+        const view = (typeof a.view === 'string' ? JSON.parse(a.view) : a.view) as
+          { type?: string; blocks?: unknown[] } | undefined;
+        if (!String(a.trigger_id ?? '')) return { ok: false, error: 'invalid_trigger_id' };
+        if (!view || view.type !== 'modal' || !Array.isArray(view.blocks) || view.blocks.length > 100)
+          return { ok: false, error: 'invalid_arguments' };
+        return { ok: true, view: { ...view, id: `V${String(++seq)}` } };
+      }
       case 'usergroups.users.list': {
         const members = userGroups.get(String(a.usergroup ?? ''));
         return members ? { ok: true, users: members } : { ok: false, error: 'no_such_subteam' };

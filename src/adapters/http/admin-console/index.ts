@@ -4,7 +4,12 @@ import { bodyLimit } from 'hono/body-limit';
 import type { ConsoleContext, ConsoleDeps } from './context.js';
 import { CONSOLE_CSS } from './layout.js';
 import { mountActions } from './routes/actions.js';
+import { mountMcpOAuth } from './routes/mcp-oauth.js';
+import { mountChannelActions } from './routes/channel-actions.js';
+import { mountMcpActions } from './routes/mcp-actions.js';
 import { headers, off, sessionGuard } from './routes/guard.js';
+import { mountMemoryPage } from './routes/memory.js';
+import { mountFeedbackRoutes } from './routes/feedback.js';
 import { mountPages } from './routes/pages.js';
 import { mountSignIn } from './routes/sign-in.js';
 import { readSession, sessionKeys } from './session.js';
@@ -19,7 +24,7 @@ export type { ConsoleDeps } from './context.js';
  *
  *   GET  /admin/login, POST /admin/login, POST /admin/logout, POST /admin/logout/everywhere
  *                                      the session (routes/sign-in.ts)
- *   GET  /admin/overview, /admin/turns, /admin/tenants, /admin/health
+ *   GET  /admin/overview, /admin/turns, /admin/tenants, /admin/memory, /admin/health
  *                                      the pages (routes/pages.ts; their HTML in pages/)
  *   POST /admin/tokens, /admin/tokens/revoke, /admin/installs/decide
  *                                      the tenants page's forms (routes/actions.ts)
@@ -59,4 +64,9 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): void {
   mountSignIn(app, ctx);
   mountPages(app, ctx, `${hostname()}-${process.pid}`);
   mountActions(app, ctx);
+  mountMcpOAuth(app, ctx);
+  mountChannelActions(app, ctx);
+  if (deps.mcp) mountMcpActions(app, ctx, deps.mcp);
+  mountMemoryPage(app, ctx);
+  mountFeedbackRoutes(app, ctx);
 }

@@ -21,6 +21,7 @@ export const NAV = [
   ['overview', 'Overview'],
   ['turns', 'Turns'],
   ['tenants', 'Tenants'],
+  ['memory', 'Memory'],
   ['health', 'Health'],
 ] as const;
 export type PageName = (typeof NAV)[number][0];
@@ -123,6 +124,8 @@ button.danger { color: #a40000; border-color: #a40000; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 16px; list-style: none; padding: 0; margin: 6px 0 0; }
 .charts { display: grid; grid-template-columns: 1fr; gap: 8px; }
 .charts figure { margin: 0; }
+.satisfaction { display: grid; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); gap: 8px; }
+q.comment { white-space: pre-wrap; }
 .pager { display: flex; gap: 16px; margin: 12px 0; }
 .signin { max-width: 360px; }
 .signin form { display: flex; flex-direction: column; gap: 12px; }

@@ -1,7 +1,8 @@
 import { html } from 'hono/html';
 import type { z } from 'zod';
 import type { ApiToken } from '../../../../data/api-tokens.js';
-import type { tenantToolsListRow, workspaceRequestRow } from '../../../../data/rows.js';
+import type { channelSettingsListRow, tenantToolsListRow, workspaceRequestRow } from '../../../../data/rows.js';
+import { channelSettingsSection } from './channel-settings.js';
 import { int, usd } from '../format.js';
 import type { Html } from '../layout.js';
 import { muted, notice } from '../parts.js';
@@ -112,6 +113,10 @@ export function tenantsPage(opts: {
   /** Each tenant's approval settings in words (issue 43), by slug. */
   approvals?: Map<string, string>;
   threadContext?: ThreadContextSettings;
+  /** Channels with settings of their own (issue 46). */
+  channels?: z.infer<typeof channelSettingsListRow>[];
+  /** The MCP servers section (issue 44; pages/mcp-servers.ts). */
+  mcp?: Html;
   notice?: { text: string; error?: boolean };
   newToken?: { token: string; record: ApiToken };
 }): Html {
@@ -133,6 +138,7 @@ export function tenantsPage(opts: {
       Thread before a mention: whether the bot reads the earlier messages of a thread it is mentioned in. Change it with
       <code>npm run tenants -- thread-context &lt;tenant&gt; on|off|default</code> or the admin API.
     </p>
+    ${opts.channels ? channelSettingsSection({ csrf, rows: opts.channels, tenants: slugs }) : ''} ${opts.mcp ?? ''}
     <h2>API tokens</h2>
     ${apiTokens({ csrf, tokens: opts.tokens, tenants: slugs })}`;
 }

@@ -5,6 +5,7 @@ import { duration, int, pct, usd, utcSecond } from '../format.js';
 import type { Html } from '../layout.js';
 import { muted, select } from '../parts.js';
 import { table, type Column } from '../table.js';
+import { settingsColumn } from './turn-settings.js';
 
 type TurnRow = z.infer<typeof turnListRow>;
 
@@ -75,8 +76,11 @@ export function turnsPage(opts: {
   page: number;
   hasNext: boolean;
   traceUrl?: (traceId: string) => string;
+  /** Where each turn's settings came from (issue 46), by turn id. */
+  settings?: ReadonlyMap<number, Record<string, string>>;
 }): Html {
   const { rows, filters } = opts;
+  const shown = [...columns, ...(opts.settings ? [settingsColumn(opts.settings)] : [])];
   const query = (page: number) => {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(filters)) if (v) q.set(k, v);
@@ -93,7 +97,7 @@ export function turnsPage(opts: {
     </form>
     <p class="muted">Newest first. No message text is kept; the thread and the user are keyed hashes.</p>
     ${table({
-      columns: opts.traceUrl ? [...columns, traceColumn(opts.traceUrl)] : columns,
+      columns: opts.traceUrl ? [...shown, traceColumn(opts.traceUrl)] : shown,
       rows,
       empty: 'No turns match.',
       className: 'turns',

@@ -5,6 +5,7 @@ import type { ConsoleContext } from '../context.js';
 import { CONTENT_SECURITY_POLICY, page } from '../layout.js';
 import { notice } from '../parts.js';
 import { csrfMatches, type Session } from '../session.js';
+import { MCP_OAUTH_CALLBACK_PATH } from '../../../../mcp/oauth.js';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -25,6 +26,8 @@ export function sessionGuard(ctx: ConsoleContext): MiddlewareHandler {
   return async (c, next) => {
     if (!ctx.keys || !ctx.adminToken) return off(c);
     if (c.req.path === '/admin/login' || c.req.path === '/admin/console.css') return next();
+    // The authorization server's redirect back carries no Strict session cookie: the route checks its own flow cookie and state.
+    if (c.req.path === MCP_OAUTH_CALLBACK_PATH && c.req.method === 'GET') return next();
     const session = await ctx.liveSession(c);
     if (session === 'unavailable')
       return c.html(

@@ -1,9 +1,19 @@
 import type { Hono } from 'hono';
-import { tenantToolsListRow, turnListRow, turnOverviewRow, approvalCountRow } from '../../../../data/rows.js';
+import {
+  tenantToolsListRow,
+  turnListRow,
+  turnOverviewRow,
+  approvalCountRow,
+  turnSettingsRow,
+} from '../../../../data/rows.js';
 import { checkReadiness } from '../../ops.js';
 import type { ConsoleContext } from '../context.js';
+import { html } from 'hono/html';
 import { healthPage } from '../pages/health.js';
+import { mcpOAuthHealth } from '../pages/mcp-oauth.js';
+import { mcpServersHealth } from '../pages/mcp-servers.js';
 import { overviewPage } from '../pages/overview.js';
+import { feedbackOnOverview } from './feedback.js';
 import { turnsPage, type TurnFilters } from '../pages/turns.js';
 import { guarded, render } from './respond.js';
 import { tenantsView } from './tenants-view.js';
@@ -28,13 +38,14 @@ export function mountPages(app: Hono, ctx: ConsoleContext, replicaName: string):
     guarded(ctx, 'overview', 'Overview', async (c, p) => {
       const { from, to } = period(c.req.query('from'), c.req.query('to'), now());
       const span = { from: `${from}T00:00:00Z`, to: new Date(Date.parse(to) + DAY_MS).toISOString() };
-      const [rows, approvals] = await Promise.all([
+      const [rows, approvals, feedback] = await Promise.all([
         p.admin('turn_overview', span, turnOverviewRow),
         p.admin('approval_counts', span, approvalCountRow),
+        feedbackOnOverview(ctx, p, span),
       ]);
       const days: string[] = [];
       for (let t = Date.parse(from); t <= Date.parse(to); t += DAY_MS) days.push(day(t));
-      return render(c, 'Overview', 'overview', overviewPage({ from, to, days, rows, approvals }));
+      return render(c, 'Overview', 'overview', html`${overviewPage({ from, to, days, rows, approvals })}${feedback}`);
     }),
   );
 
@@ -56,6 +67,13 @@ export function mountPages(app: Hono, ctx: ConsoleContext, replicaName: string):
         p.admin('list_tenant_tools', {}, tenantToolsListRow),
       ]);
       const template = deps.config.TRACE_URL_TEMPLATE;
+      // Where each shown turn's settings came from (issue 46): channel, tenant or default.
+      const shownIds = rows.slice(0, PAGE_SIZE).map((r) => String(r.id));
+      const settings = new Map(
+        shownIds.length
+          ? (await p.admin('turn_settings', { ids: shownIds }, turnSettingsRow)).map((s) => [s.id, s.settings] as const)
+          : [],
+      );
       return render(
         c,
         'Turns',
@@ -66,6 +84,7 @@ export function mountPages(app: Hono, ctx: ConsoleContext, replicaName: string):
           tenants: tenants.map((t) => t.slug),
           page: pageNo,
           hasNext: rows.length > PAGE_SIZE,
+          settings,
           ...(template ? { traceUrl: (id: string) => template.replaceAll('{trace_id}', encodeURIComponent(id)) } : {}),
         }),
       );
@@ -86,11 +105,19 @@ export function mountPages(app: Hono, ctx: ConsoleContext, replicaName: string):
         return null;
       }),
     ]);
+    // OAuth grants of tenants' MCP servers (issue 44): a revoked or expired one shows here.
+    const grants = deps.mcp
+      ? await deps.mcp.oauth.overview().catch((err: unknown) => {
+          log.warn({ err }, 'console: MCP OAuth grants unavailable');
+          return null;
+        })
+      : [];
     return render(
       c,
       'Health',
       'health',
-      healthPage({ ready, stats, inboxKind: deps.inbox.kind, dataKind: deps.data.kind, replicaName }),
+      html`${healthPage({ ready, stats, inboxKind: deps.inbox.kind, dataKind: deps.data.kind, replicaName })}
+      ${mcpOAuthHealth(grants)} ${mcpServersHealth(deps.mcp?.hub.health() ?? [])}`,
     );
   });
 }

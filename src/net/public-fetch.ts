@@ -16,7 +16,7 @@ export interface PublicFetchOptions {
   allowLoopbackHttp?: boolean;
   /**
    * The most a response to a request with a body (a POST) may carry; past it the body errors.
-   * A GET's stream (a server's event stream, open for good) is not capped. Default 16 MB.
+   * A GET's stream (a server's event stream, open for good) is capped per event instead. Default 16 MB.
    */
   maxResponseBytes?: number;
 }
@@ -202,6 +202,18 @@ export function createPublicFetch(opts: PublicFetchOptions = {}): typeof fetch {
           seen += chunk.length;
           if (seen > limit) res.destroy(new Error(`the response is larger than ${limit} bytes; refused`));
         });
+      } else if (!empty) {
+        // A GET is a server's event stream, open for good (the older SSE transport's answers come
+        // through it): what is capped is one event, the bytes since the last blank line.
+        let sinceEvent = 0;
+        let tail = '';
+        res.on('data', (chunk: Buffer) => {
+          const end = lastEventEnd(chunk, tail);
+          sinceEvent = end < 0 ? sinceEvent + chunk.length : chunk.length - end;
+          tail = chunk.subarray(Math.max(0, chunk.length - 2)).toString('latin1');
+          if (sinceEvent > limit)
+            res.destroy(new Error(`an event of the stream is larger than ${limit} bytes; refused`));
+        });
       }
       const response = new Response(empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), {
         status,
@@ -213,4 +225,20 @@ export function createPublicFetch(opts: PublicFetchOptions = {}): typeof fetch {
     }
   };
   return publicFetch as typeof fetch;
+}
+
+/**
+ * Where the last event of a stream chunk ends (the index just past its blank line), or -1 when none
+ * ends in it. `tail` is the previous chunk's last two bytes, for a blank line split between chunks.
+ * Linear in the chunk.
+ */
+function lastEventEnd(chunk: Buffer, tail: string): number {
+  const lf = chunk.lastIndexOf('\n\n');
+  const crlf = chunk.lastIndexOf('\n\r\n');
+  const end = Math.max(lf < 0 ? -1 : lf + 2, crlf < 0 ? -1 : crlf + 3);
+  if (end >= 0) return end;
+  if (tail.endsWith('\n') && chunk[0] === 0x0a) return 1;
+  if (tail.endsWith('\n') && chunk[0] === 0x0d && chunk[1] === 0x0a) return 2;
+  if (tail.endsWith('\n\r') && chunk[0] === 0x0a) return 1;
+  return -1;
 }

@@ -19,7 +19,13 @@ beforeAll(async () => {
     seen.push(req.headers);
     const to = new URL(req.url ?? '/', 'http://x').searchParams.get('to');
     if (to) res.writeHead(302, { location: to }).end();
-    else if (req.url?.startsWith('/big'))
+    else if (req.url?.startsWith('/events')) {
+      // Many small events, then (on /events/huge) one event larger than the cap.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (let i = 0; i < 50; i++) res.write(`data: ${'y'.repeat(100)}\r\n\r\n`);
+      if (req.url.endsWith('/huge')) for (let i = 0; i < 30; i++) res.write(`data: ${'z'.repeat(100)}\n`);
+      res.end('data: done\n\n');
+    } else if (req.url?.startsWith('/big'))
       res.writeHead(200, { 'content-type': 'application/json' }).end('x'.repeat(5000));
     else res.writeHead(200, { 'content-type': 'text/plain' }).end('hello');
   });
@@ -86,6 +92,14 @@ describe('response size', () => {
     await expect(big.text()).rejects.toThrow();
     const ok = await f(`${base}/`, { method: 'POST', body: '{}' });
     expect(await ok.text()).toBe('hello');
+  });
+
+  it('an event stream (GET) may carry more than maxResponseBytes in all, but no one event past it', async () => {
+    const f = createPublicFetch({ allowLoopbackHttp: true, maxResponseBytes: 1000 });
+    const many = await f(`${base}/events`);
+    expect((await many.text()).length).toBeGreaterThan(5000);
+    const huge = await f(`${base}/events/huge`);
+    await expect(huge.text()).rejects.toThrow();
   });
 });
 

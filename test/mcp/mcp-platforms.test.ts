@@ -94,6 +94,16 @@ describe('MCP tools from Slack', () => {
       (m) => m.role === 'tool',
     );
     expect(String(toolMessage?.content)).toContain('<tool_output tool="crm__lookup_customer">');
+    // The server's progress shows on the running tool's task in the streamed message.
+    const tasks = rig.slack
+      .threadReplies('C0CHAN1', post.ts)
+      .flatMap((m) => m.stream?.chunks ?? [])
+      .filter((c) => c.type === 'task_update');
+    expect(tasks.map((c) => [c.status, c.output ?? null])).toEqual([
+      ['in_progress', null],
+      ['in_progress', 'crm: searching the CRM 50%'],
+      ['complete', expect.any(String)],
+    ]);
   });
 
   it('the server’s progress notifications become the turn’s status events', async () => {

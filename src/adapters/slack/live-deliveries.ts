@@ -160,6 +160,13 @@ export class StreamDelivery {
 }
 
 /** A task as a streaming task_update chunk. */
+/** The newest task still running: a status event while it runs is its progress. */
+export function newestRunning(tasks: ReadonlyMap<string, Task>): [string, Task] | undefined {
+  let found: [string, Task] | undefined;
+  for (const entry of tasks) if (entry[1].state === 'running') found = entry;
+  return found;
+}
+
 export function taskChunk(id: string, task: Task): types.TaskUpdateChunk {
   return {
     type: 'task_update',

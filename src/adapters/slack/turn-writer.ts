@@ -8,6 +8,7 @@ import {
   replaceEarlier,
   ROLL_OVER_CODES,
   StreamDelivery,
+  newestRunning,
   taskChunk,
   UpdateDelivery,
   type Task,
@@ -19,32 +20,11 @@ import { noticeMessage, renderReply, type SlackMessage } from './render.js';
 import { slackErrorCode } from './slack-errors.js';
 import { isUnwritable, ThreadPoster, type ThreadTarget } from './thread-poster.js';
 import { approvalOutcomeLine } from '../../reply/approval-outcome.js';
+import type { DeliveryResult, WriterOptions } from './writer-options.js';
 
 export type { ThreadTarget } from './thread-poster.js';
 
-export interface WriterOptions {
-  log: Logger;
-  /** How often streamed text is flushed to Slack. */
-  streamFlushMs?: number;
-  /** Fallback (no streaming): the live message is updated at most this often. */
-  updateIntervalMs?: number;
-  /** A stream older than this ends and the answer continues in a new one (Slack ends streams after about 5 minutes). */
-  streamMaxAgeMs?: number;
-  /**
-   * What an earlier run of this turn recorded (replay markers, see replay-marker.ts): when it
-   * names messages, this run edits them with the final answer instead of posting again.
-   */
-  recorded?: readonly string[];
-  /** Records each message's ts (and the files' upload) as soon as Slack has it. */
-  record?: (id: string) => Promise<void>;
-}
-
-export interface DeliveryResult {
-  mode: 'post' | 'stream' | 'fallback';
-  /** Messages we created in the thread (streamed, posted, continuation). */
-  posted: number;
-  failed: boolean;
-}
+export type { DeliveryResult, WriterOptions } from './writer-options.js';
 
 /** Streamed text goes out when this much is waiting (the SDK's own default), or after `streamFlushMs`. */
 const STREAM_CHUNK_CHARS = 256;
@@ -130,6 +110,8 @@ export class TurnWriter {
       case 'reasoning_status':
         // Reasoning shows as the assistant status ("Reasoning…") until the answer starts; never its text.
         if (this.mode === 'idle') await this.enqueue(() => this.status.set(event.text));
+        // Later, a running tool's progress (an MCP server's) is its task's output, at most once a second.
+        else if (event.type === 'status') return this.showProgress(event.text);
         return;
       case 'text_delta':
         return this.addText(event.text);
@@ -266,6 +248,15 @@ export class TurnWriter {
     if (this.mode !== 'stream' || !this.stream.open) return;
     await this.stream.stop(this.text.pending ? { markdown_text: this.text.pending } : undefined);
     this.text.flushAll();
+  }
+
+  private progressAt = 0;
+  private showProgress(text: string): Promise<void> | undefined {
+    const running = newestRunning(this.tasks);
+    if (!running || Date.now() - this.progressAt < 1_000) return;
+    this.progressAt = Date.now();
+    this.tasks.set(running[0], { ...running[1], summary: text });
+    return this.enqueue(() => this.showTask(running[0]));
   }
 
   private async showTask(callId: string): Promise<void> {

@@ -1,7 +1,7 @@
 import type { LoopResult, TurnScope } from '../contract/extension.js';
 import type { ChatMessage } from '../contract/llm.js';
 import { getToolState, setToolState } from '../contract/thread-state.js';
-import type { TurnEvent } from '../contract/turn.js';
+import type { IncomingMessage, TurnEvent } from '../contract/turn.js';
 import { tenantFallbacks } from '../contract/model-chain.js';
 import type { AnswerDeps } from './answer.js';
 import { decideApproval, PAUSED_STATE, pauseForApproval, type ApprovalDeps } from './approval-turn.js';
@@ -14,6 +14,8 @@ const PAUSED = PAUSED_STATE;
 interface Paused {
   stepId?: string;
   messages: ChatMessage[];
+  /** Who asked: the waiting calls run for them, never for whoever clicked. */
+  asker?: Pick<IncomingMessage, 'userId' | 'role'>;
 }
 
 /**
@@ -32,7 +34,8 @@ export async function holdForApproval(
   const at = result.added.findLastIndex((m) => m.role === 'assistant' && (m.tool_calls?.length ?? 0) > 0);
   const paused = at < 0 ? [] : result.added.slice(at);
   const message = await pauseForApproval(deps, scope, threadKey, result.pending ?? [], emit);
-  setToolState<Paused>(scope.state, PAUSED, { messages: paused });
+  const asker = { userId: scope.message.userId, role: scope.message.role };
+  setToolState<Paused>(scope.state, PAUSED, { messages: paused, asker });
   result.text = message.text;
   result.blocks = [...result.blocks, ...message.blocks];
   return at < 0 ? result.added : result.added.slice(0, at);
@@ -53,6 +56,10 @@ export async function resumeApproval(
   emit: (e: TurnEvent) => void,
 ): Promise<LoopResult | { refused: string } | { quiet: true }> {
   const { message, tenant, state, log, now } = scope;
+  // The click's message is the approver's; the approved calls (take_message's sender, a budget's
+  // failures) are the asker's, as they would have been had no approval been needed.
+  const held = getToolState<Paused>(state, PAUSED, () => ({ messages: [] })).asker;
+  const asker: IncomingMessage = held ? { ...message, ...held } : message;
   const base: LoopInput = {
     llm: answerDeps.llm,
     registry: answerDeps.registry,
@@ -62,7 +69,7 @@ export async function resumeApproval(
       state,
       data: scope.data,
       log,
-      message,
+      message: asker,
       llm: answerDeps.llm,
       now,
       // A resumed turn read whatever its first half read: it stays tainted for its next calls.
@@ -70,7 +77,7 @@ export async function resumeApproval(
       failures: answerDeps.rateLimits.failures({
         tenantId: tenant.id,
         platform: message.platform,
-        userId: message.userId,
+        userId: asker.userId,
       }),
     },
     rateLimits: answerDeps.rateLimits,
@@ -99,7 +106,9 @@ export async function resumeApproval(
   });
   result.toolCalls = [...decided.toolCalls, ...result.toolCalls];
   let added = result.added;
-  if (result.ended === 'approval') added = await holdForApproval(deps, scope, threadKey, result, emit);
+  // A further call that waits is asked for, and owned by, the same asker.
+  if (result.ended === 'approval')
+    added = await holdForApproval(deps, { ...scope, message: asker }, threadKey, result, emit);
   await countAhead(added);
   const kept = trimCounted([...state.history, ...before, ...added], answerDeps.historyMax, state.historyTokens);
   state.history = kept.messages;

@@ -161,6 +161,11 @@ describe('approvals over HTTP', () => {
     const boss = await decide(asked.body.approval.id, 'approve', 'boss');
     expect(boss.body.response).toBe('Passed on.');
     expect(await messagesTaken()).toBe(1);
+    // The message is the asker's, not the approver's.
+    const [taken] = await port.transport.sql!.query(
+      `select user_id from public.business_messages where name = 'Ana Silva'`,
+    );
+    expect(taken?.user_id).toBe('alice');
     await clearTaken();
   });
 

@@ -72,7 +72,9 @@ describe.each(stores)('the turn record on %s', (_name, open) => {
           !fn.startsWith('record_turn') &&
           fn !== 'resolve_tenant' &&
           fn !== 'default_tenant' &&
-          fn !== 'tenant_data_families',
+          fn !== 'tenant_data_families' &&
+          // The tenant's MCP servers: read once per tenant and held 10 s, like the tenant itself.
+          fn !== 'mcp_server_list',
       ),
     ).toEqual([]);
 

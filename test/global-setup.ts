@@ -1,4 +1,13 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { loadMigrations, SCHEMA_VERSION } from '../src/data/migrate.js';
+import { installedPgliteVersion } from '../src/data/transports/pglite-template.js';
+import { buildTemplate } from '../src/data/transports/pglite-template-build.js';
+import { HARNESS_DIMENSIONS, TEST_DIMENSIONS, templateEnvName } from './helpers/template-env.js';
 
 /**
  * The suite's Redis keys live in a logical database of their own (1-15), claimed for this run
@@ -10,6 +19,7 @@ const CLAIM_TTL_SECONDS = 3 * 3_600;
 let claimed: { base: string; db: number; key: string } | undefined;
 
 export async function setup(): Promise<void> {
+  await Promise.all([testTemplate(TEST_DIMENSIONS), testTemplate(HARNESS_DIMENSIONS)]);
   const base = process.env.TEST_REDIS_URL?.trim();
   if (!base || new URL(base).pathname.replace('/', '') !== '') return;
   const admin = new Redis(base, { lazyConnect: true, maxRetriesPerRequest: 1 });
@@ -49,4 +59,24 @@ async function flush(url: string): Promise<void> {
   } finally {
     client.disconnect();
   }
+}
+
+/**
+ * The suite's embedded databases use small embedding dimensions, which the built-in template
+ * (assets/, the default 1536) does not fit: each would run initdb and every migration, some 5 s of
+ * CPU per test file. One template per dimension is built per machine and set of migrations (keyed
+ * by their text), and named to the workers in an environment variable (test/helpers/template-env.ts).
+ */
+async function testTemplate(dimensions: number): Promise<void> {
+  const migrations = createHash('sha256');
+  for (const m of loadMigrations()) migrations.update(m.version).update(m.sql);
+  const key = `${installedPgliteVersion()}-${SCHEMA_VERSION}-${dimensions}-${migrations.digest('hex').slice(0, 12)}`;
+  const dir = join(tmpdir(), `switchboard-test-template-${key}`);
+  if (!existsSync(join(dir, 'pglite-template.json'))) {
+    const staging = `${dir}.${process.pid}`;
+    await buildTemplate(staging, dimensions);
+    // Another run may have finished the same template meanwhile: either copy serves.
+    await rename(staging, dir).catch(() => rm(staging, { recursive: true, force: true }));
+  }
+  process.env[templateEnvName(dimensions)] = dir;
 }

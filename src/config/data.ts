@@ -51,6 +51,10 @@ export const dataSettings = z.object({
   SUPABASE_SERVICE_ROLE_KEY: optionalString,
   PGLITE_DIR: z.string().default('.data/pglite'),
   PGLITE_MEMORY: flag,
+  // A folder holding a further embedded database template (pglite-template.tar.br and .json),
+  // tried before the built-in one when it fits the settings; the test suite makes one for its
+  // own embedding dimensions. Unset: the built-in template (assets/) only.
+  PGLITE_TEMPLATE_DIR: z.string().min(1).optional(),
   /**
    * The embedded database's buffer cache (Postgres `shared_buffers`): resident memory from the
    * first query. 1MB–999MB (on Postgres's command line; PGlite's own default is 128MB).

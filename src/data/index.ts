@@ -8,7 +8,7 @@ import type { DataPort, Tenant } from '../contract/data.js';
 import { portOverTransport, toDataError, type AdminDataPort } from './rpc-port.js';
 import { embeddingStatusRow, schemaInfoRow } from './rows.js';
 import { openPglite, sharedBuffersFor } from './transports/pglite.js';
-import { createFromTemplate, readTemplate } from './transports/pglite-template.js';
+import { createFromTemplate, readTemplate, templateFits } from './transports/pglite-template.js';
 import { sqlRpcTransport } from './transports/sql-rpc.js';
 import type { Transport, TransportKind } from './transports/types.js';
 import type { SqlClient } from './transports/types.js';
@@ -111,8 +111,10 @@ export async function openDataPort(config: Config, log: Logger, opts: DataPortOp
     // A new directory, or a database in memory, starts from the migrated template when it fits
     // (skips initdb); see pglite-template.ts.
     const want = { embeddingDimensions: config.EMBEDDING_DIMENSIONS, schemaVersion: SCHEMA_VERSION };
-    const template = dir === undefined ? await readTemplate(want, log) : null;
-    const fromTemplate = dir !== undefined ? await createFromTemplate(dir, want, log) : template !== null;
+    const further = config.PGLITE_TEMPLATE_DIR;
+    const templateDir = further !== undefined && templateFits(further, want) ? further : undefined;
+    const template = dir === undefined ? await readTemplate(want, log, templateDir) : null;
+    const fromTemplate = dir !== undefined ? await createFromTemplate(dir, want, log, templateDir) : template !== null;
     const sharedBuffers = sharedBuffersFor(config.PGLITE_SHARED_BUFFERS, dir === undefined);
     const sql = await openPglite(dir, { sharedBuffers, log, ...(template ? { template } : {}) });
     try {

@@ -7,6 +7,7 @@ import { seedDemo } from '../../src/data/demo/seed.js';
 import { migrate } from '../../src/data/migrate.js';
 import { openPostgres } from '../../src/data/transports/postgres.js';
 import { silentLogger } from '../../src/telemetry/logger.js';
+import { TEST_DIMENSIONS, templateEnv } from './template-env.js';
 
 /**
  * Databases for the data tests. PGlite runs in memory in every run; Postgres runs when
@@ -23,13 +24,14 @@ export function noticeWithoutPostgres(what: string): void {
 }
 
 /** Small vectors keep the embedded tests fast; the dimension is configurable anyway. */
-export const TEST_DIMENSIONS = 64;
+export { TEST_DIMENSIONS } from './template-env.js';
 
 export function testConfig(env: Record<string, string> = {}): Config {
   return parseConfig({
     PGLITE_MEMORY: '1',
     EMBEDDING_DIMENSIONS: String(TEST_DIMENSIONS),
     LOG_LEVEL: 'silent',
+    ...templateEnv(TEST_DIMENSIONS),
     ...env,
   });
 }

@@ -7,6 +7,7 @@ import type { DataPort } from '../../src/contract/data.js';
 import { createLogger, type Logger } from '../../src/telemetry/logger.js';
 import type { AnyTool } from '../../src/contract/tool.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
+import { HARNESS_DIMENSIONS, templateEnv } from './template-env.js';
 
 export interface Harness {
   sb: Switchboard;
@@ -55,7 +56,8 @@ export async function startHarness(
     OPENAI_MAX_RETRIES: '0',
     OPENAI_TIMEOUT_MS: '5000',
     PGLITE_MEMORY: '1',
-    EMBEDDING_DIMENSIONS: '8',
+    EMBEDDING_DIMENSIONS: String(HARNESS_DIMENSIONS),
+    ...templateEnv(HARNESS_DIMENSIONS),
     LOG_LEVEL: 'info',
     // Suites drive many turns a minute as one test user; test/security sets the flood limit it tests.
     USER_MESSAGES_PER_MINUTE: '0',
@@ -148,7 +150,8 @@ export function serveConfig(llmUrl: string, env: Record<string, string> = {}): C
     OPENAI_BASE_URL: llmUrl,
     OPENAI_MAX_RETRIES: '0',
     PGLITE_MEMORY: '1',
-    EMBEDDING_DIMENSIONS: '8',
+    EMBEDDING_DIMENSIONS: String(HARNESS_DIMENSIONS),
+    ...templateEnv(HARNESS_DIMENSIONS),
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',

@@ -55,6 +55,20 @@ function templateMismatch(
   return null;
 }
 
+/** Whether `templateDir` holds a template that fits `want` (nothing logged: for a further template tried first). */
+export function templateFits(
+  templateDir: string,
+  want: { embeddingDimensions: number; schemaVersion: string },
+): boolean {
+  try {
+    const metaFile = join(templateDir, TEMPLATE_META);
+    if (!existsSync(metaFile) || !existsSync(join(templateDir, TEMPLATE_ARCHIVE))) return false;
+    return templateMismatch(templateMeta.parse(JSON.parse(readFileSync(metaFile, 'utf8'))), want) === null;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The template's archive and description when both exist and it fits `want`; null otherwise,
  * saying why (the caller creates the database with initdb). Throws when the description cannot

@@ -117,7 +117,11 @@ describe('model text in Slack', () => {
     const mark = rig.slack.calls.length;
     rig.llm.script({ text: 'Docs: https://docs.example.com/guide and https://evil.example/x', chunkDelayMs: 5 });
     await ask('and elsewhere?');
-    const later = rig.slack.calls.slice(mark).filter((c) => shown(c).includes('docs.example.com'));
+    // The second answer's posts and updates (a slow answer may first try a stream, which Slack
+    // refuses here: streams carry no unfurl flags).
+    const later = rig.slack.calls
+      .slice(mark)
+      .filter((c) => ['chat.postMessage', 'chat.update'].includes(c.method) && shown(c).includes('evil.example/x'));
     expect(later.length).toBeGreaterThan(0);
     for (const c of later) expect(c.args).toMatchObject({ unfurl_links: 'false', unfurl_media: 'false' });
   });

@@ -54,7 +54,7 @@ export const dataSettings = z.object({
   // A folder holding a further embedded database template (pglite-template.tar.br and .json),
   // tried before the built-in one when it fits the settings; the test suite makes one for its
   // own embedding dimensions. Unset: the built-in template (assets/) only.
-  PGLITE_TEMPLATE_DIR: z.string().min(1).optional(),
+  PGLITE_TEMPLATE_DIR: optionalString,
   /**
    * The embedded database's buffer cache (Postgres `shared_buffers`): resident memory from the
    * first query. 1MB–999MB (on Postgres's command line; PGlite's own default is 128MB).

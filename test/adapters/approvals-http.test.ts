@@ -8,9 +8,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Hono } from 'hono';
 import { createHttpApp } from '../../src/adapters/http/app.js';
-import { mountConsole } from '../../src/adapters/http/admin-console/index.js';
 import { TEST_ADMIN_TOKEN } from '../helpers/tokens.js';
 import { startHttpServer, type RunningServer } from '../../src/adapters/http/server.js';
 import { createApiToken } from '../../src/data/api-tokens.js';
@@ -19,6 +17,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { startFakeTavily, type FakeTavily } from '../fakes/tavily-server.js';
 import { openPgliteTestPort } from '../helpers/db.js';
 import { sentMessages, startHarness, type Harness } from '../helpers/harness.js';
+import { signedInConsole } from '../helpers/console-session.js';
 
 let port: AdminDataPort;
 let llm: FakeOpenAI;
@@ -272,8 +271,7 @@ describe('approvals over HTTP', () => {
 
 describe('approvals in the operator console', () => {
   it('the overview counts approvals by state; the turns page shows each decision with its wait', async () => {
-    const app = new Hono();
-    mountConsole(app, {
+    const session = await signedInConsole({
       adminToken: TEST_ADMIN_TOKEN,
       data: port,
       kv: h.sb.kv,
@@ -283,30 +281,11 @@ describe('approvals in the operator console', () => {
       config: { TRUST_PROXY: 0 },
       signInDelayMs: 0,
     });
-    // Sign in as a browser would: the form's CSRF token and the session cookie.
-    const cookies = new Map<string, string>();
-    const take = (res: Response) => {
-      for (const c of res.headers.getSetCookie()) {
-        const [name, value] = c.split(';')[0]!.split('=') as [string, string];
-        cookies.set(name, value);
-      }
-    };
-    const cookie = () => ({ cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') });
-    const login = await app.request('/admin/login');
-    take(login);
-    const csrf = /name="csrf"\s+value="([^"]+)"/.exec(await login.text())?.[1] ?? '';
-    take(
-      await app.request('/admin/login', {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...cookie() },
-        body: new URLSearchParams({ token: TEST_ADMIN_TOKEN, csrf }).toString(),
-      }),
-    );
-    const overview = await (await app.request('/admin/overview', { headers: cookie() })).text();
+    const overview = await (await session.get('/admin/overview')).text();
     const total = Number(/data-approvals="(\d+)"/.exec(overview)?.[1]);
     expect(total).toBeGreaterThanOrEqual(5);
     expect(overview).toMatch(/\d+ approved, \d+ denied, \d+ expired/);
-    const turns = await (await app.request('/admin/turns', { headers: cookie() })).text();
+    const turns = await (await session.get('/admin/turns')).text();
     expect(turns).toMatch(/take_message ✓<\/span> <span class="muted"\s*>\(approved\s+by [0-9a-f]{8}\s+after \d+ s\)/);
     expect(turns).toContain('(denied');
   });

@@ -7,9 +7,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Hono } from 'hono';
 import { createHttpApp } from '../../src/adapters/http/app.js';
-import { mountConsole } from '../../src/adapters/http/admin-console/index.js';
 import { startHttpServer, type RunningServer } from '../../src/adapters/http/server.js';
 import { createApiToken } from '../../src/data/api-tokens.js';
 import type { AdminDataPort } from '../../src/data/index.js';
@@ -18,6 +16,7 @@ import { openPgliteTestPort } from '../helpers/db.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { makePdf } from '../helpers/sample-files.js';
 import { TEST_ADMIN_TOKEN } from '../helpers/tokens.js';
+import { signedInConsole } from '../helpers/console-session.js';
 
 let port: AdminDataPort;
 let llm: FakeOpenAI;
@@ -124,8 +123,7 @@ describe("the console's turn filter offers attachment_injection", () => {
     const flaggedIds = (await logged()).map((r) => String(r.id));
     expect(flaggedIds).toHaveLength(1);
 
-    const app = new Hono();
-    mountConsole(app, {
+    const session = await signedInConsole({
       adminToken: TEST_ADMIN_TOKEN,
       data: port,
       kv: h.sb.kv,
@@ -135,26 +133,7 @@ describe("the console's turn filter offers attachment_injection", () => {
       config: { TRUST_PROXY: 0 },
       signInDelayMs: 0,
     });
-    // Sign in as a browser would: the form's CSRF token and the session cookie.
-    const cookies = new Map<string, string>();
-    const take = (res: Response) => {
-      for (const c of res.headers.getSetCookie()) {
-        const [name, value] = c.split(';')[0]!.split('=') as [string, string];
-        cookies.set(name, value);
-      }
-    };
-    const cookie = () => ({ cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') });
-    const login = await app.request('/admin/login');
-    take(login);
-    const csrf = /name="csrf"\s+value="([^"]+)"/.exec(await login.text())?.[1] ?? '';
-    take(
-      await app.request('/admin/login', {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...cookie() },
-        body: new URLSearchParams({ token: TEST_ADMIN_TOKEN, csrf }).toString(),
-      }),
-    );
-    const page = async (query: string) => (await app.request(`/admin/turns${query}`, { headers: cookie() })).text();
+    const page = async (query: string) => (await session.get(`/admin/turns${query}`)).text();
     const turnIds = (html: string) => [...html.matchAll(/data-turn="([^"]+)"/g)].map((m) => m[1]);
 
     const all = await page('');

@@ -4,10 +4,8 @@
  * console's memory page (counts per tenant and scope; team and channel notes, never a person's),
  * `npm run tenants -- memory export|purge`, and a turn's record of how many notes it recalled.
  */
-import { Hono } from 'hono';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { mountConsole } from '../../../src/adapters/http/admin-console/index.js';
 import { createHttpApp } from '../../../src/adapters/http/app.js';
 import { startHttpServer, type RunningServer } from '../../../src/adapters/http/server.js';
 import { createApiToken } from '../../../src/data/api-tokens.js';
@@ -17,6 +15,7 @@ import { importRows } from '../../../src/data/import/run.js';
 import { memoryAddedRow, memoryAdminRow } from '../../../src/data/rows.js';
 import { openPgliteTestPort } from '../../helpers/db.js';
 import { startHarness, type Harness } from '../../helpers/harness.js';
+import { signedInConsole } from '../../helpers/console-session.js';
 
 const ADMIN = 'memory-test-admin-token-0123456789';
 let port: AdminDataPort;
@@ -126,8 +125,7 @@ describe('GET and DELETE /api/memory', () => {
 
 describe('the console’s memory page', () => {
   it('shows counts per tenant and scope, and team and channel notes, never a person’s own', async () => {
-    const app = new Hono();
-    mountConsole(app, {
+    const session = await signedInConsole({
       adminToken: ADMIN,
       data: port,
       kv: h.sb.kv,
@@ -137,25 +135,7 @@ describe('the console’s memory page', () => {
       config: { TRUST_PROXY: 0 },
       signInDelayMs: 0,
     });
-    const cookies = new Map<string, string>();
-    const take = (res: Response) => {
-      for (const c of res.headers.getSetCookie()) {
-        const [name, value] = c.split(';')[0]!.split('=') as [string, string];
-        cookies.set(name, value);
-      }
-    };
-    const jar = () => ({ cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') });
-    const login = await app.request('/admin/login');
-    take(login);
-    const csrf = /name="csrf"\s+value="([^"]+)"/.exec(await login.text())?.[1] ?? '';
-    take(
-      await app.request('/admin/login', {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...jar() },
-        body: new URLSearchParams({ token: ADMIN, csrf }).toString(),
-      }),
-    );
-    const res = await app.request('/admin/memory', { headers: jar() });
+    const res = await session.get('/admin/memory');
     expect(res.status).toBe(200);
     const page = await res.text();
     const row = (slug: string) => new RegExp(`data-memory-tenant="${slug}"[\\s\\S]*?</tr>`).exec(page)?.[0] ?? '';

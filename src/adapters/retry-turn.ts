@@ -1,6 +1,6 @@
-import type { TurnEvent } from '../contract/turn.js';
+import type { TurnEvent, TurnOptions } from '../contract/turn.js';
 import { linkedSignal } from '../net/linked-signal.js';
-import { RetryLaterError, type Delivery } from '../inbox/index.js';
+import { DELIVERED_MARK, RetryLaterError, type Delivery } from '../inbox/index.js';
 
 /** One run of an entry's turn, as a delivery consumes it (see `heldForRetry`). */
 export interface HeldTurn {
@@ -18,14 +18,29 @@ export interface HeldTurn {
  * `retry` error ends the events quietly (the writer shows nothing and posts no note) and is
  * thrown by `rethrow()` for the inbox. On the entry's last try the agent's error is an ordinary
  * one, shown as always.
+ *
+ * A replay asks, once its turn holds the thread, what the entry's runs have recorded by then: a
+ * run begun while an earlier one was still alive (its lease lapsed while its process stalled)
+ * waited for the thread behind it, and must not answer again what it answered (`stillToDo`);
+ * `adopt` gets what it recorded otherwise (messages it posted, for the writer to edit).
  */
 export function heldForRetry(
-  d: Pick<Delivery, 'signal' | 'canRetry'>,
-  handle: (signal: AbortSignal, options: { retryable: boolean }) => AsyncIterable<TurnEvent>,
+  d: Pick<Delivery, 'signal' | 'canRetry' | 'attempt' | 'current'>,
+  handle: (signal: AbortSignal, options: TurnOptions) => AsyncIterable<TurnEvent>,
+  adopt?: (recorded: string[]) => void,
 ): HeldTurn {
   const link = linkedSignal([d.signal]);
   let retry: RetryLaterError | undefined;
-  const source = handle(link.signal, { retryable: d.canRetry === true });
+  const current = d.attempt > 1 ? d.current : undefined;
+  const stillToDo = current
+    ? async () => {
+        const recorded = await current();
+        if (recorded.includes(DELIVERED_MARK)) return false;
+        adopt?.(recorded);
+        return true;
+      }
+    : undefined;
+  const source = handle(link.signal, { retryable: d.canRetry === true, ...(stillToDo ? { stillToDo } : {}) });
   async function* events(): AsyncGenerator<TurnEvent, void, undefined> {
     try {
       for await (const event of source) {

@@ -25,6 +25,7 @@ import { afterReply, settleSave } from './after-reply.js';
 import { createTurnLedger } from './turn-ledger.js';
 import type { UsageJournal } from './usage-journal.js';
 import { isStorageUnreachable, toUserError, UNAVAILABLE_TEXT } from './turn-errors.js';
+import { lostThreadLock } from './thread-lock.js';
 import { sanitizeMessage } from './sanitize-message.js';
 import { gatherThreadContext, type ThreadContextSettings } from './thread-context.js';
 import { historyText, readTurnFiles, withFileProblems, type TurnFilesSettings } from './turn-files.js';
@@ -156,6 +157,7 @@ export function createAgent(deps: AgentDeps): Agent {
     outer: AbortSignal | undefined,
     turnSignal: (s: AbortSignal) => void,
     seen: TurnSummary,
+    options: TurnOptions | undefined,
   ): Promise<void> {
     const base = await resolveTenant(data, config.TENANT_MODE, message);
     seen.tenant = base.slug ?? base.id;
@@ -172,6 +174,11 @@ export function createAgent(deps: AgentDeps): Agent {
     const turnLog = log.child({ thread: key, platform: message.platform, messageId: message.messageId });
     const session = { outer, timeoutMs: config.TURN_TIMEOUT_MS, onSignal: turnSignal };
     await inThread({ lock, store }, key, session, async ({ state, signal, save }) => {
+      // Another run of this entry held the thread and answered it: nothing left to do here.
+      if (options?.stillToDo && !(await options.stillToDo())) {
+        seen.outcome = 'already_answered';
+        return;
+      }
       // Tools, actions and commands see the database through the tenant's port only.
       const scope: TurnScope = { message, tenant, state, data: data.forTenant(tenant), llm, log: turnLog, now };
       if (approvals && isApprovalAction(message.action)) {
@@ -333,7 +340,7 @@ export function createAgent(deps: AgentDeps): Agent {
         } else if (e.type === 'tool_result') seen.toolResults.push({ tool: e.tool, ok: e.ok });
         channel.push(e);
       };
-      turn(message, emit, outer, (s) => (signal = s), seen)
+      turn(message, emit, outer, (s) => (signal = s), seen, options)
         .catch((err: unknown) => {
           // A turn that has answered stays answered: no `error` ever follows `done` (the user
           // would read "Something went wrong" under the answer). What failed is logged instead.
@@ -346,11 +353,14 @@ export function createAgent(deps: AgentDeps): Agent {
           }
           // Redis or Postgres away before anything was shown: the inbox runs the turn again later
           // (its own line tells the outage once); nothing is recorded or shown for this run.
-          if (options?.retryable && !shown && isStorageUnreachable(err)) {
+          // So does a turn whose thread lock another run took (this process stalled past its lease).
+          if (options?.retryable && !shown && (isStorageUnreachable(err) || lostThreadLock(signal))) {
             seen.outcome = 'retried';
             log.debug(
               { err, platform: message.platform, messageId: message.messageId },
-              'turn could not reach Redis or Postgres; it runs again later',
+              lostThreadLock(signal)
+                ? 'turn lost its thread lock before showing anything; it runs again later'
+                : 'turn could not reach Redis or Postgres; it runs again later',
             );
             channel.push({ type: 'error', code: 'unavailable', message: UNAVAILABLE_TEXT, retry: true });
             return;

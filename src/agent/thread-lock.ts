@@ -54,8 +54,31 @@ export class ThreadLockTimeoutError extends Error {
   }
 }
 
+/**
+ * The turn's lease was taken by another holder while it ran (after this process stalled past a
+ * whole lease, or lost Redis for that long): the abort reason of the turn's signal.
+ */
+export class ThreadLockLostError extends Error {
+  constructor(readonly key: string) {
+    super(`thread lock ${key} was lost while the turn ran`);
+    this.name = 'ThreadLockLostError';
+  }
+}
+
+/** Whether a turn's signal was aborted because its thread lock was lost (see ThreadLockLostError). */
+export const lostThreadLock = (signal: AbortSignal | undefined): boolean =>
+  signal?.aborted === true && signal.reason instanceof ThreadLockLostError;
+
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
-const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
+/**
+ * Renews our lease: 1 when it was still ours; 2 when it had lapsed (this process stalled past a
+ * whole lease: a long GC pause, a starved CPU) and nobody took the thread meanwhile, so it is
+ * ours again; 0 when another holder has it.
+ */
+const RENEW = `local v = redis.call('get', KEYS[1])
+if v == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
+if not v then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 2 end
+return 0`;
 
 export function createThreadLock(source?: KvStore | LockRedis | null, options: ThreadLockOptions = {}): ThreadLock {
   const redis = source && isKvStore(source) ? source.redis : (source ?? undefined);
@@ -135,12 +158,17 @@ export function createThreadLock(source?: KvStore | LockRedis | null, options: T
     try {
       const renewed = await client.eval(RENEW, 1, lockKey, token, String(o.leaseMs));
       outage.ok();
-      if (Number(renewed) === 1) {
+      if (Number(renewed) === 1 || Number(renewed) === 2) {
+        if (Number(renewed) === 2)
+          o.log.warn(
+            { lock: lockKey, sinceRenewalMs: attemptedAt - lease.renewedAt },
+            'thread lock lease lapsed while this process stalled; taken again (no other turn had the thread)',
+          );
         lease.renewedAt = attemptedAt;
         return;
       }
-      o.log.error({ lock: lockKey }, 'thread lock lease expired while the turn ran; another turn may now overlap it');
-      lease.lost.abort(new Error('thread lock lost'));
+      o.log.warn({ lock: lockKey }, 'thread lock lease lapsed and another turn took the thread; this turn stops');
+      lease.lost.abort(new ThreadLockLostError(lockKey));
     } catch (err) {
       // A blip: the next renewal retries. Only once a whole lease has passed without one can
       // another replica have taken over.
@@ -152,7 +180,7 @@ export function createThreadLock(source?: KvStore | LockRedis | null, options: T
         { err, lock: lockKey },
         'could not renew the thread lock for a whole lease; another turn may now overlap it',
       );
-      lease.lost.abort(new Error('thread lock lost'));
+      lease.lost.abort(new ThreadLockLostError(lockKey));
     }
   }
 

@@ -1,7 +1,7 @@
 import { isConnectionError } from '../contract/infra-errors.js';
 import { LlmError } from '../contract/llm.js';
 import { UserFacingError } from '../contract/turn.js';
-import { ThreadLockTimeoutError } from './thread-lock.js';
+import { lostThreadLock, ThreadLockTimeoutError } from './thread-lock.js';
 
 /**
  * What a user is told when a turn fails: a `UserFacingError` as it is, anything else mapped to a
@@ -14,6 +14,12 @@ export function toUserError(err: unknown, signal: AbortSignal | undefined): User
     return new UserFacingError(
       'turn_timeout',
       'That took too long and I stopped working on it. Try a narrower question.',
+    );
+  }
+  if (lostThreadLock(signal)) {
+    return new UserFacingError(
+      'turn_timeout',
+      'I stopped this answer: the server stalled and another run took over this thread. Ask again if the answer is missing.',
     );
   }
   if (err instanceof ThreadLockTimeoutError) {

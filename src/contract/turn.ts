@@ -210,6 +210,12 @@ export interface TurnOptions {
    * unrecorded, instead of one for the user.
    */
   retryable?: boolean;
+  /**
+   * Asked once the turn holds its thread, before anything else: false when another run of the
+   * same inbox entry answered it meanwhile (one whose lease lapsed while its process stalled, so
+   * the inbox ran the entry again). The turn then ends with no event.
+   */
+  stillToDo?: () => Promise<boolean>;
 }
 
 /**

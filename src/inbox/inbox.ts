@@ -73,6 +73,12 @@ export interface Delivery<P = unknown> {
   recorded: string[];
   /** Records a platform id as soon as it exists, so a replay finds it. */
   record(id: string): Promise<void>;
+  /**
+   * What every run of this entry has recorded by now. `recorded` is read when this run began; a run
+   * that began while an earlier one was still alive (its lease lapsed while its process stalled,
+   * so the inbox ran the entry again) sees here what that one did once it ended. Absent: `recorded`.
+   */
+  current?(): Promise<string[]>;
   /** Aborts when this replica stops before the run finished: the entry is handed back. */
   signal: AbortSignal;
   /** A replay: the W3C traceparent an earlier run of this entry recorded (its turn span), if any. */
@@ -86,6 +92,12 @@ export interface Delivery<P = unknown> {
    */
   canRetry?: boolean;
 }
+
+/**
+ * What a delivery records once the whole answer is on the platform: a later run of the entry
+ * (a replay, or a run begun while this one was alive) has nothing left to do.
+ */
+export const DELIVERED_MARK = 'delivered';
 
 export type DeliveryFn<P = unknown> = (delivery: Delivery<P>) => Promise<void>;
 

@@ -103,6 +103,7 @@ export function createMemoryInbox(log: Logger, options: Partial<InboxOptions> = 
               attempt,
               recorded: [...ids],
               record: async (id) => void ids.push(id),
+              current: async () => [...ids],
               signal: abort.signal,
               canRetry,
             }),

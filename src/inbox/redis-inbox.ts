@@ -208,6 +208,7 @@ export async function createRedisInbox(
         record: async (id) => {
           await producer.multi().rpush(recordedKey, id).pexpire(recordedKey, o.dedupTtlMs).exec();
         },
+        current: () => producer.lrange(recordedKey, 0, -1),
         previousTrace,
         recordTrace: async (traceparent) => {
           await producer.set(traceKey, traceparent, 'PX', o.dedupTtlMs);

@@ -1,8 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createThreadLock, ThreadLockTimeoutError, type ThreadLock } from '../../src/agent/thread-lock.js';
+import {
+  createThreadLock,
+  ThreadLockLostError,
+  ThreadLockTimeoutError,
+  type ThreadLock,
+} from '../../src/agent/thread-lock.js';
 import { silentLogger } from '../../src/telemetry/logger.js';
+import { captureLogs } from '../helpers/harness.js';
 import { createKv, type KvStore } from '../../src/state/kv.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
@@ -175,6 +181,44 @@ describeRedis('thread lock (redis, two replicas)', () => {
     });
     expect(aborted).toBe(true);
     expect(await kv.redis!.get(`${prefix}stolen`)).toBe('someone-else'); // release never deletes another holder's lease
+  });
+
+  it('says why: the abort reason is a ThreadLockLostError, which the core retries through the inbox', async () => {
+    const kv = await connect();
+    const a = createThreadLock(kv, { keyPrefix: prefix, leaseMs: 90 });
+    const reason = await a.runExclusive('stolen-why', async (signal) => {
+      await kv.redis!.set(`${prefix}stolen-why`, 'someone-else');
+      await sleep(150);
+      return signal.reason as unknown;
+    });
+    expect(reason).toBeInstanceOf(ThreadLockLostError);
+  });
+
+  it('goes on after this process stalled past its lease while nobody took the thread, and still excludes', async () => {
+    const { log, logs } = captureLogs('debug');
+    const kv = await connect();
+    const a = createThreadLock(kv, { keyPrefix: prefix, leaseMs: 150, log });
+    const b = await replica({ leaseMs: 150 });
+    const events: string[] = [];
+    let other: Promise<void> | undefined;
+    const stalled = a.runExclusive('stall', async (signal) => {
+      events.push('a:start');
+      // What a starved CPU or a long GC pause does: no timer runs for two leases.
+      const until = Date.now() + 350;
+      while (Date.now() < until);
+      expect(await kv.redis!.exists(`${prefix}stall`)).toBe(0); // the lease lapsed meanwhile
+      await sleep(120); // the next renewal takes the thread again
+      expect(await kv.redis!.exists(`${prefix}stall`)).toBe(1);
+      other = b.runExclusive('stall', async () => void events.push('b'));
+      await sleep(200); // b waits: the thread is a's again
+      events.push(`a:end aborted=${signal.aborted}`);
+    });
+    await stalled;
+    await other;
+    expect(events).toEqual(['a:start', 'a:end aborted=false', 'b']);
+    expect(logs.lines.map((l) => l.msg)).toContain(
+      'thread lock lease lapsed while this process stalled; taken again (no other turn had the thread)',
+    );
   });
 
   it('releases the lock when the turn throws', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LlmError } from '../../src/contract/llm.js';
 import { UserFacingError } from '../../src/contract/turn.js';
-import { ThreadLockTimeoutError } from '../../src/agent/thread-lock.js';
+import { ThreadLockLostError, ThreadLockTimeoutError } from '../../src/agent/thread-lock.js';
 import { isStorageUnreachable, toUserError } from '../../src/agent/turn-errors.js';
 
 // What a user reads when a turn fails: a code the adapters act on and a message that never
@@ -29,6 +29,14 @@ describe('toUserError', () => {
     const safe = toUserError(new LlmError('aborted', SECRET), signal);
     expect(safe.code).toBe('turn_timeout');
     expect(safe.message).toMatch(/took too long/);
+  });
+
+  it('a turn whose thread another run took (after part of it was shown) says it stopped, and to ask again', () => {
+    const signal = AbortSignal.abort(new ThreadLockLostError('switchboard:lock:slack:t:c:th'));
+    const safe = toUserError(new LlmError('aborted', SECRET), signal);
+    expect(safe.code).toBe('turn_timeout');
+    expect(safe.message).toMatch(/another run took over this thread.*Ask again/);
+    expect(safe.message).not.toContain('switchboard:lock');
   });
 
   it('a thread still busy with an earlier message asks the user to wait for that answer', () => {

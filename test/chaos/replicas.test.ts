@@ -200,7 +200,17 @@ describe.skipIf(!REDIS_URL)('two replicas, Slack retries and twins, one replica 
     console.log(
       `[chaos] ${total} messages, ${got.flat().length} answers; missing ${missing.length}, doubled ${doubled.length}, threads out of order ${outOfOrder.length}, turns replayed after the kill ${replayed}`,
     );
-    expect({ missing, doubled, outOfOrder: outOfOrder.length }).toEqual({ missing: [], doubled: [], outOfOrder: 0 });
+    // On failure: what the threads with a missing answer show, and the replicas' warnings, to see why.
+    const shown = got.flatMap((list, i) =>
+      expected[i]!.some((a) => !list.includes(a)) ? [`t${i}: ${list.map((x) => x.slice(0, 60)).join(' | ')}`] : [],
+    );
+    const warnings = replicas.flatMap((r) =>
+      r.out.split('\n').flatMap((l) => (/"level":[45]0/.test(l) ? [`${r.name} ${l.slice(0, 240)}`] : [])),
+    );
+    expect(
+      { missing, doubled, outOfOrder: outOfOrder.length },
+      `threads:\n${shown.join('\n')}\nwarnings:\n${warnings.slice(0, 20).join('\n')}`,
+    ).toEqual({ missing: [], doubled: [], outOfOrder: 0 });
     // Nothing but answers in the threads (no error notices, no stray messages).
     expect(got.flat()).toHaveLength(total);
 

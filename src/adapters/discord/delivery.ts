@@ -1,6 +1,6 @@
 import { ChannelType, InteractionWebhook, type Client } from 'discord.js';
 import type { Logger } from '../../telemetry/logger.js';
-import type { Delivery, DeliveryFn } from '../../inbox/index.js';
+import { DELIVERED_MARK as DELIVERED, type Delivery, type DeliveryFn } from '../../inbox/index.js';
 import { answeredStaysAnswered } from '../answered-turn.js';
 import { heldForRetry } from '../retry-turn.js';
 import { rememberButtonConversation } from './clicked-buttons.js';
@@ -32,7 +32,6 @@ type Deps = Pick<
  * in Discord, so a replay that finds it has nothing left to do.
  */
 const THREAD_MARK = 'thread:';
-const DELIVERED = 'delivered';
 
 /**
  * The inbox's delivery function for Discord entries, answering through `client` on whichever

@@ -1,3 +1,5 @@
+import { DELIVERED_MARK } from '../../inbox/inbox.js';
+
 /**
  * What a Slack turn records in its inbox entry as it goes, so a replay on any replica knows what
  * an earlier run already did. One marker a string in the entry; this module is the only place
@@ -37,7 +39,7 @@ export function formatMarker(marker: ReplayMarker): string {
 
 /** The marker a recorded string spells; undefined for anything else (another adapter's, or garbage). */
 export function parseMarker(recorded: string): ReplayMarker | undefined {
-  if (recorded === 'files' || recorded === 'delivered') return { kind: recorded };
+  if (recorded === 'files' || recorded === DELIVERED_MARK) return { kind: recorded };
   const colon = recorded.indexOf(':');
   if (colon <= 0) return undefined;
   const kind = recorded.slice(0, colon);

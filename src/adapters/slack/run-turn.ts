@@ -51,7 +51,11 @@ export async function runTurn(
     recorded,
     record: d.record,
   });
-  const turn = heldForRetry(d, (signal, options) => deps.agent.handle(message, signal, options));
+  const turn = heldForRetry(
+    d,
+    (signal, options) => deps.agent.handle(message, signal, options),
+    (now) => writer.adopt(now),
+  );
   const result = await writer.deliver(untilAborted(turn.events, turn.signal));
   if (d.signal.aborted) {
     deps.log.info({ platform: 'slack', messageId: message.messageId }, 'slack turn handed back at shutdown');

@@ -58,10 +58,10 @@ export class TurnWriter {
   private readonly updateMs: number;
   private readonly maxAgeMs: number;
   private readonly log: Logger;
-  private readonly recorded: ReplayMarker[];
+  private recorded: ReplayMarker[];
   private readonly record: (id: string) => Promise<void>;
   /** Messages an earlier run of this turn left in the thread; non-empty: this run is a replay. */
-  private readonly earlier: { ts: string; stream: boolean }[];
+  private earlier: { ts: string; stream: boolean }[];
   private intentRecorded = false;
 
   constructor(
@@ -79,6 +79,15 @@ export class TurnWriter {
     this.status = new AssistantStatus(target, this.log);
     this.slack = new ThreadPoster(target, this.log, (ts) => this.remember({ kind: 'post', ts }));
     this.stream = new StreamDelivery(target, this.slack, (ts) => this.remember({ kind: 'stream', ts }));
+  }
+
+  /** What the entry's runs recorded once this one holds its thread (one still alive may have posted): to edit. */
+  adopt(recorded: readonly string[]): void {
+    if (this.mode !== 'idle' || this.slack.posted > 0) return;
+    const markers = parseMarkers(recorded);
+    if (earlierMessages(markers).length <= this.earlier.length) return;
+    this.recorded = markers;
+    this.earlier = earlierMessages(markers);
   }
 
   /** A failed record only weakens a later replay (it may post again); the answer goes on. */

@@ -202,8 +202,13 @@ export class UpdateDelivery {
 
   async show(message: SlackMessage): Promise<void> {
     this.lastUpdate = Date.now();
-    if (this.ts) await this.slack.update(this.ts, message);
-    else this.ts = (await this.slack.post(message))?.ts;
+    try {
+      if (this.ts) await this.slack.update(this.ts, message);
+      else this.ts = (await this.slack.post(message))?.ts;
+    } finally {
+      // The interval runs from when Slack took the call: a slow one is not followed by a quick one.
+      this.lastUpdate = Date.now();
+    }
   }
 
   /** The live message is done with `message` as its final content; the next `show` posts a new one. */

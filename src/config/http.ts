@@ -8,7 +8,7 @@ export const httpSettings = z.object({
   /** The bearer token for /api/* (and the default tenant's); unset, /api answers loopback clients only. */
   API_TOKEN: secretToken,
   /**
-   * `/api/chat` turns this process runs at once; more are refused with 503 and Retry-After.
+   * `/api/chat` turns and `/mcp` tool calls (one count) this process runs at once; more are refused with 503 and Retry-After.
    * Unset: what the V8 heap limit holds (src/adapters/http/in-flight.ts), ~1,000 in 512 MB.
    */
   API_MAX_TURNS_IN_FLIGHT: optionalPositiveInt,

@@ -1,10 +1,7 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { BlockedAddressError } from '../net/public-fetch.js';
+import { isSdkError, mcpSdk } from './sdk.js';
 import type { McpServer } from './store.js';
 import { toolInfo, type McpToolInfo } from './tools.js';
 
@@ -43,6 +40,8 @@ export async function connectMcpServer(
   const url = new URL(server.url);
   const requestInit: RequestInit = { headers: { ...server.headers } };
   const auth = opts.authProvider ? { authProvider: opts.authProvider } : {};
+  const { Client, SSEClientTransport, StreamableHTTPClientTransport, ToolListChangedNotificationSchema } =
+    await mcpSdk();
   const start = async (transport: McpConnection['transport']): Promise<McpConnection> => {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -72,8 +71,8 @@ export async function connectMcpServer(
 
 /** A Streamable HTTP handshake refused the way an older server refuses it (404, 405, 400…): try HTTP+SSE. */
 function speaksOnlySse(err: unknown): boolean {
-  if (err instanceof UnauthorizedError || err instanceof BlockedAddressError) return false;
-  if (err instanceof StreamableHTTPError)
+  if (isSdkError(err, 'UnauthorizedError') || err instanceof BlockedAddressError) return false;
+  if (isSdkError(err, 'StreamableHTTPError'))
     return err.code !== undefined && err.code >= 400 && err.code < 500 && err.code !== 401 && err.code !== 403;
   return false;
 }

@@ -1,9 +1,7 @@
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { BlockedAddressError } from '../net/public-fetch.js';
 import { connectMcpServer, type McpConnection } from './connect.js';
+import { isMcpErrorCode, isSdkError, mcpSdk } from './sdk.js';
 import type { McpServer } from './store.js';
 
 /** Supplies the OAuth client provider of an `auth_kind = 'oauth'` server (src/mcp/oauth.ts). */
@@ -35,8 +33,10 @@ export function createConnectionPool(opts: ConnectionPoolOptions) {
       if (held) drop(server.id);
       const promise = (async () => {
         const authProvider = server.authKind === 'oauth' ? await opts.authProviderFor?.(server) : undefined;
-        if (server.authKind === 'oauth' && !authProvider)
+        if (server.authKind === 'oauth' && !authProvider) {
+          const { UnauthorizedError } = await mcpSdk();
           throw new UnauthorizedError('this server needs an OAuth grant: connect it from the console');
+        }
         return connectMcpServer(server, {
           fetch: opts.fetch,
           timeoutMs: opts.connectTimeoutMs,
@@ -65,12 +65,11 @@ export type ConnectionPool = ReturnType<typeof createConnectionPool>;
 
 /** What went wrong with a server, said for an operator and a log line (no headers, no long bodies). */
 export function describeFailure(err: unknown): { state: 'failing' | 'needs_auth'; message: string } {
-  if (err instanceof UnauthorizedError)
+  if (isSdkError(err, 'UnauthorizedError'))
     return { state: 'needs_auth', message: 'not authorized (OAuth grant missing, expired or revoked)' };
   if (err instanceof BlockedAddressError) return { state: 'failing', message: err.message };
-  if (err instanceof McpError && err.code === (ErrorCode.RequestTimeout as number))
-    return { state: 'failing', message: 'timed out' };
-  if (err instanceof StreamableHTTPError) {
+  if (isMcpErrorCode(err, 'RequestTimeout')) return { state: 'failing', message: 'timed out' };
+  if (isSdkError(err, 'StreamableHTTPError')) {
     if (err.code === 401 || err.code === 403)
       return { state: 'failing', message: `HTTP ${err.code}: check the server's headers` };
     return { state: 'failing', message: cap(`HTTP ${err.code ?? '?'}: ${err.message}`) };

@@ -1,6 +1,5 @@
 import { LRUCache } from 'lru-cache';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config/index.js';
 import { ToolError, type AnyTool, type OfferContext, type ToolContext, type ToolSource } from '../contract/tool.js';
 import { createPublicFetch } from '../net/public-fetch.js';
@@ -10,6 +9,7 @@ import { connectMcpServer, listServerTools } from './connect.js';
 import { createConnectionPool, describeFailure, host, waitFor, type AuthProviderFor } from './connections.js';
 import { createFindTools, foundTools } from './find-tools.js';
 import { namesOf } from './names.js';
+import { isMcpErrorCode, mcpSdk, type McpSdk } from './sdk.js';
 import type { McpServer, McpServerStore } from './store.js';
 import { isEnabled, mcpTool, type McpToolInfo } from './tools.js';
 
@@ -243,7 +243,7 @@ export function createMcpHub(opts: McpHubOptions): McpHub {
       return result as CallToolResult;
     } catch (err) {
       // The server answered with an error of the protocol: the model may fix its call.
-      if (err instanceof McpError && [ErrorCode.InvalidParams, ErrorCode.MethodNotFound].includes(err.code))
+      if (isMcpErrorCode(err, 'InvalidParams', 'MethodNotFound'))
         throw new ToolError(`The server refused the call: ${err.message.slice(0, 300)}`);
       // Timed out, dropped, a 500, a malformed answer: left out for a while. A turn cancelled early is not the server's fault.
       const slow = ctx.signal.aborted && performance.now() - started >= callTimeoutMs - 50;
@@ -263,7 +263,7 @@ export function createMcpHub(opts: McpHubOptions): McpHub {
     warn(s, { error: failure.message }, 'MCP server call failed; its tools are left out of turns for a while');
   };
 
-  const build = (s: McpServer, entry: ListingEntry): AnyTool[] => {
+  const build = (s: McpServer, entry: ListingEntry, { validator }: McpSdk): AnyTool[] => {
     const key = `${entry.fetchedAt}|${s.updatedAt}`;
     const held = built.get(s.id);
     if (held?.key === key) return held.tools;
@@ -283,6 +283,7 @@ export function createMcpHub(opts: McpHubOptions): McpHub {
             call: (tool, args, ctx) => call(s, tool, args, ctx),
             timeoutMs: callTimeoutMs,
             maxOutputTokens: config.MCP_OUTPUT_MAX_TOKENS,
+            validator,
           }),
         );
       } catch (err) {
@@ -329,7 +330,7 @@ export function createMcpHub(opts: McpHubOptions): McpHub {
     }
     if (!entry) return [];
     if (entry.error !== undefined && (entry.failedAt ?? 0) >= entry.fetchedAt) return [];
-    return build(s, entry);
+    return build(s, entry, await mcpSdk());
   };
 
   const allTools = async (ctx: OfferContext): Promise<AnyTool[]> => {

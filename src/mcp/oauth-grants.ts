@@ -1,12 +1,7 @@
-import { refreshAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import {
-  InvalidClientError,
-  InvalidGrantError,
-  UnauthorizedClientError,
-} from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { OAuthGrant, OAuthRecord, OAuthStore } from './oauth-store.js';
+import { isSdkError, mcpSdk } from './sdk.js';
 import type { McpServer } from './store.js';
 
 /**
@@ -88,6 +83,7 @@ export function createGrants(deps: { store: OAuthStore; fetch: typeof fetch; log
       return record;
     }
     try {
+      const { refreshAuthorization } = await mcpSdk();
       const next = await refreshAuthorization(discovery.authorizationServerUrl, {
         ...(discovery.authorizationServerMetadata ? { metadata: discovery.authorizationServerMetadata } : {}),
         clientInformation: client,
@@ -107,9 +103,9 @@ export function createGrants(deps: { store: OAuthStore; fetch: typeof fetch; log
       });
     } catch (err) {
       if (
-        err instanceof InvalidGrantError ||
-        err instanceof InvalidClientError ||
-        err instanceof UnauthorizedClientError
+        isSdkError(err, 'InvalidGrantError') ||
+        isSdkError(err, 'InvalidClientError') ||
+        isSdkError(err, 'UnauthorizedClientError')
       )
         return markLost(
           server,

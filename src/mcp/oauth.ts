@@ -1,12 +1,12 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { auth, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { McpOAuthOverviewRow } from '../data/rows.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { GrantStatus, OAuthGrant, OAuthRecord, OAuthStore, PendingConsent } from './oauth-store.js';
 import type { McpServer } from './store.js';
 import { createGrants, withTokens } from './oauth-grants.js';
+import { isSdkError, mcpSdk } from './sdk.js';
 
 /**
  * OAuth 2.1 for a tenant's MCP servers, as the MCP authorization spec has it (issue 44, item 2):
@@ -229,6 +229,7 @@ export function createMcpOAuth(deps: McpOAuthDeps): McpOAuth {
       const state = `${server.tenantId}.${server.id}.${randomBytes(32).toString('base64url')}`;
       let target: URL | undefined;
       const p = provider(server, record, redirectUrl, { state, bindingNonce, onRedirect: (url) => (target = url) });
+      const { auth } = await mcpSdk();
       try {
         const result = await auth(p, { serverUrl: server.url, fetchFn: deps.fetch });
         if (result !== 'REDIRECT' || !target)
@@ -263,6 +264,7 @@ export function createMcpOAuth(deps: McpOAuthDeps): McpOAuth {
         onRedirect: () => {},
         ...(pending.verifier ? { verifier: pending.verifier } : {}),
       });
+      const { auth } = await mcpSdk();
       try {
         const result = await auth(p, { serverUrl: server.url, authorizationCode: code, fetchFn: deps.fetch });
         if (result !== 'AUTHORIZED') throw new ConsentError('the authorization server did not issue a token');
@@ -315,7 +317,7 @@ export function createMcpOAuth(deps: McpOAuthDeps): McpOAuth {
 
 /** What went wrong starting or finishing a consent, for the operator (no tokens, no long bodies). */
 function consentProblem(err: unknown): string {
-  if (err instanceof OAuthError)
+  if (isSdkError(err, 'OAuthError'))
     return `the authorization server refused: ${err.errorCode}${err.message ? ` (${err.message.slice(0, 150)})` : ''}`;
   const message = err instanceof Error ? err.message : String(err);
   if (/dynamic registration|registration_endpoint|does not support dynamic/i.test(message))

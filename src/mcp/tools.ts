@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Tool as SdkTool, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { McpSdk } from './sdk.js';
 import type { AnyTool, ToolContext, ToolOutput } from '../contract/tool.js';
 import { stripInvisible } from '../security/sanitize.js';
 import { detectInjection } from '../security/injection.js';
@@ -51,9 +51,9 @@ export interface McpToolDeps {
   call: (name: string, args: Record<string, unknown>, ctx: ToolContext) => Promise<CallToolResult>;
   timeoutMs: number;
   maxOutputTokens: number;
+  /** The SDK's ajv validator (src/mcp/sdk.ts: loaded with the SDK). */
+  validator: McpSdk['validator'];
 }
-
-const validator = new AjvJsonSchemaValidator();
 
 /**
  * One of a server's tools as ours: `<server>__<tool>`, its `inputSchema` offered as it is (the
@@ -63,7 +63,7 @@ const validator = new AjvJsonSchemaValidator();
  * Throws when the schema does not compile (the hub leaves such a tool out).
  */
 export function mcpTool(info: McpToolInfo, name: string, deps: McpToolDeps): AnyTool {
-  const check = validator.getValidator<Record<string, unknown>>(info.inputSchema as never);
+  const check = deps.validator.getValidator<Record<string, unknown>>(info.inputSchema as never);
   const input = z.looseObject({}).superRefine((value, ctx) => {
     const result = check(value);
     if (!result.valid) ctx.addIssue({ code: 'custom', message: result.errorMessage ?? 'does not match the schema' });

@@ -9,7 +9,7 @@ import { mountAdmin } from './admin.js';
 import { apiCaller } from './api-caller.js';
 import { mountChat } from './chat-route.js';
 import { errorBody } from './error-body.js';
-import { turnsTheHeapHolds } from './in-flight.js';
+import { turnGate, turnsTheHeapHolds } from './in-flight.js';
 import { jsonBodiesOnly } from './json-body.js';
 import { mountUsage } from './usage-route.js';
 import { mountApprovals } from './approval-route.js';
@@ -36,7 +36,7 @@ export interface HttpAppOptions {
   adminToken?: string;
   /** Wrong ADMIN_TOKENs per client address (shared with the console's sign-in); in memory by default. */
   wrongTokens?: WrongTokens;
-  /** API_MAX_TURNS_IN_FLIGHT: `/api/chat` turns at once (default: what the heap holds, see in-flight.ts). */
+  /** API_MAX_TURNS_IN_FLIGHT: `/api/chat` turns and `/mcp` tool calls at once (default: what the heap holds). */
   maxTurnsInFlight?: number;
   /** ATTACHMENT_MAX_BYTES: `/api/chat`'s files together, base64 in `attachments` (the rest of the body keeps the 1 MB limit). */
   maxAttachmentBytes?: number;
@@ -116,11 +116,13 @@ export function createHttpApp({
     jsonBodiesOnly((message) => errorBody('unsupported_media_type', message)),
   );
   mountUsage(app, data);
-  mountChat(app, { agent, log, data, maxTurnsInFlight, maxBodyBytes: MAX_BODY_BYTES });
+  // One count of requests in flight for /api/chat's turns and /mcp's tool calls (in-flight.ts).
+  const turns = turnGate(maxTurnsInFlight, log);
+  mountChat(app, { agent, log, data, turns, maxTurnsInFlight, maxBodyBytes: MAX_BODY_BYTES });
   mountApprovals(app, { agent, log, data, kv });
   mountFeedback(app, { agent, log, data });
   mountMemory(app, { data, log });
-  mountMcp(app, { agent, log, data });
+  mountMcp(app, { agent, log, data, turns, maxTurnsInFlight });
 
   app.notFound((c) => c.json(errorBody('not_found', `No route for ${c.req.method} ${c.req.path}.`), 404));
   app.onError((err, c) => {

@@ -6,7 +6,7 @@ import type { Logger } from '../../telemetry/logger.js';
 import { attachedChars, chatMessage, chosenTenant, parseChatRequest } from './chat-request.js';
 import { jsonTurn, streamTurn } from './chat-response.js';
 import { errorBody } from './error-body.js';
-import { turnGate } from './in-flight.js';
+import type { TurnGate } from './in-flight.js';
 
 /**
  * `POST /api/chat`: a turn over HTTP, behind the `/api/*` guard (api-caller.ts). The body is read
@@ -15,10 +15,16 @@ import { turnGate } from './in-flight.js';
  */
 export function mountChat(
   app: Hono,
-  opts: { agent: Agent; log: Logger; data: DataPort | undefined; maxTurnsInFlight: number; maxBodyBytes: number },
+  opts: {
+    agent: Agent;
+    log: Logger;
+    data: DataPort | undefined;
+    turns: TurnGate;
+    maxTurnsInFlight: number;
+    maxBodyBytes: number;
+  },
 ): void {
-  const { agent, log, data, maxTurnsInFlight, maxBodyBytes } = opts;
-  const turns = turnGate(maxTurnsInFlight, log);
+  const { agent, log, data, turns, maxTurnsInFlight, maxBodyBytes } = opts;
 
   app.post('/api/chat', async (c) => {
     let body: unknown;

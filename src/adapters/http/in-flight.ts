@@ -2,7 +2,8 @@ import { getHeapStatistics } from 'node:v8';
 import type { Logger } from '../../telemetry/logger.js';
 
 /**
- * How many `/api/chat` turns one process runs at once. Slack and Discord turns wait in the inbox
+ * How many `/api/chat` turns (and `/mcp` tool calls, turns without a model: mcp-route.ts) one
+ * process runs at once. Slack and Discord turns wait in the inbox
  * (`INBOX_CONCURRENCY` at a time); an HTTP caller's turn starts when its request arrives, and a
  * turn in flight holds 70–160 KB of heap (docs/performance.md, Memory). Past what the heap holds,
  * V8 does not slow down: the process dies of "heap out of memory" and takes every turn with it
@@ -22,11 +23,16 @@ export function turnsTheHeapHolds(heapLimitBytes = getHeapStatistics().heap_size
   return Math.max(MIN_TURNS, Math.floor((heapLimitBytes - BASE_HEAP_BYTES) / HEAP_PER_TURN_BYTES));
 }
 
+/** `/api/chat`'s turns and `/mcp`'s tool calls share one (app.ts): both hold the same heap. */
+export interface TurnGate {
+  enter(): (() => void) | null;
+}
+
 /**
  * Counts turns in flight against `max`: `enter()` gives a release function, or null when full
  * (and says so at warn, one line every 10 s at most while the limit holds).
  */
-export function turnGate(max: number, log: Pick<Logger, 'warn'>): { enter(): (() => void) | null } {
+export function turnGate(max: number, log: Pick<Logger, 'warn'>): TurnGate {
   let inFlight = 0;
   let refusalLoggedAt = 0;
   return {
@@ -36,7 +42,7 @@ export function turnGate(max: number, log: Pick<Logger, 'warn'>): { enter(): (()
           refusalLoggedAt = Date.now();
           log.warn(
             { code: 'overloaded', inFlight, limit: max },
-            'refusing /api/chat turns: API_MAX_TURNS_IN_FLIGHT reached',
+            'refusing /api/chat turns and /mcp tool calls: API_MAX_TURNS_IN_FLIGHT reached',
           );
         }
         return null;

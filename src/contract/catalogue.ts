@@ -275,6 +275,8 @@ export const ADMIN_FUNCTIONS = {
   memory_counts: { now: 'timestamp with time zone?' },
   memory_admin_list: { tenant: 'text', scopes: 'text[]?', limit: 'integer?', now: 'timestamp with time zone?' },
   memory_purge: { tenant: 'text', scope: 'text?' },
+  // The console's Forget on a team or channel note (never a person's own: refused).
+  memory_admin_forget: { tenant: 'text', id: 'uuid' },
   // A tenant's MCP servers (issue 44; src/mcp/store.ts): headers arrive sealed.
   mcp_server_add: {
     tenant_id: 'uuid',

@@ -15,7 +15,7 @@ import type { SqlClient } from './transports/types.js';
  * 20261127000000, schema_info() reports the newest version recorded in schema_migrations, so a
  * new migration only bumps this constant; it no longer redefines that function.)
  */
-export const SCHEMA_VERSION = '20261210000000';
+export const SCHEMA_VERSION = '20261211000000';
 
 export interface Migration {
   version: string;

@@ -59,6 +59,7 @@ import { mcpServerRemovedRow, mcpServerRow } from './rows/mcp.js';
 import { mcpOAuthOverviewRow, mcpOAuthRow } from './rows/mcp-oauth.js';
 import {
   memoryAddedRow,
+  memoryAdminForgetRow,
   memoryAdminRow,
   memoryCountRow,
   memoryEmbeddingRow,
@@ -155,6 +156,7 @@ export const ROW_SCHEMAS = {
   memory_counts: memoryCountRow,
   memory_admin_list: memoryAdminRow,
   memory_purge: memoryPurgedRow,
+  memory_admin_forget: memoryAdminForgetRow,
   feedback_record: feedbackRecordedRow,
   feedback_overview: feedbackOverviewRow,
   list_feedback: feedbackListRow,

@@ -61,3 +61,12 @@ export const memoryAdminRow = z.object({
 });
 
 export const memoryPurgedRow = z.object({ deleted: count });
+
+/** The console's Forget: a team or channel note's scope and place, never its text. */
+export const memoryAdminForgetRow = z.object({
+  id: uuid,
+  scope: memoryScope.nullable(),
+  platform: nullableText,
+  channel_id: nullableText,
+  status: z.enum(['forgotten', 'not_allowed', 'not_found']),
+});

@@ -9,6 +9,7 @@ import { mountChannelActions } from './routes/channel-actions.js';
 import { mountMcpActions } from './routes/mcp-actions.js';
 import { headers, off, sessionGuard } from './routes/guard.js';
 import { mountMemoryPage } from './routes/memory.js';
+import { mountMemoryForget } from './routes/memory-forget.js';
 import { mountFeedbackRoutes } from './routes/feedback.js';
 import { mountPages } from './routes/pages.js';
 import { mountSignIn } from './routes/sign-in.js';
@@ -28,6 +29,7 @@ export type { ConsoleDeps } from './context.js';
  *                                      the pages (routes/pages.ts; their HTML in pages/)
  *   POST /admin/tokens, /admin/tokens/revoke, /admin/installs/decide
  *                                      the tenants page's forms (routes/actions.ts)
+ *   POST /admin/memory/forget          the memory page's Forget (routes/memory-forget.ts)
  */
 export function mountConsole(app: Hono, deps: ConsoleDeps): void {
   const { adminToken, log } = deps;
@@ -68,5 +70,6 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): void {
   mountChannelActions(app, ctx);
   if (deps.mcp) mountMcpActions(app, ctx, deps.mcp);
   mountMemoryPage(app, ctx);
+  mountMemoryForget(app, ctx);
   mountFeedbackRoutes(app, ctx);
 }

@@ -8,7 +8,7 @@ import type { Session } from '../session.js';
 
 /** How a signed-in page answers: in the shell, its navigation marking the page, with the session's CSRF token. */
 
-export type PageStatus = 200 | 201 | 400 | 404;
+export type PageStatus = 200 | 201 | 400 | 403 | 404;
 
 /** The signed-in session of this request (set by the guard, routes/guard.ts). */
 export const sessionOf = (c: Context): Session => c.get('consoleSession');

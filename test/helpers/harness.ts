@@ -46,6 +46,8 @@ export async function startHarness(
     now?: () => Date;
     data?: DataPort;
     llm?: FakeOpenAI;
+    /** The level the captured log lines are written at (default debug; errors carry stacks only at debug). */
+    logLevel?: string;
   } = {},
 ): Promise<Harness> {
   const llm = opts.llm ?? (await startFakeOpenAI());
@@ -65,7 +67,7 @@ export async function startHarness(
     FEEDBACK: 'off',
     ...opts.env,
   });
-  const { log, logs } = captureLogs();
+  const { log, logs } = captureLogs(opts.logLevel);
   const sb = await createSwitchboard(config, log, {
     tools: opts.tools,
     extensions: opts.extensions,

@@ -17,10 +17,10 @@ import type { AddressInfo } from 'node:net';
 import { MessageType, type APIMessage, type APIUser } from 'discord.js';
 import { attachGateway, type FakeGateway } from './gateway.js';
 import { buttonInteraction, chatInputInteraction, snowflake } from './payloads.js';
-import { createRestHandler, type RecordedCall } from './rest.js';
+import { createRestHandler, type RecordedCall, type RestFailure } from './rest.js';
 import { createWorld, type InteractionRecord, type World } from './world.js';
 
-export type { RecordedCall } from './rest.js';
+export type { RecordedCall, RestFailure } from './rest.js';
 export type { InteractionRecord } from './world.js';
 
 export interface FakeDiscordOptions {
@@ -73,6 +73,12 @@ export interface FakeDiscord {
   }): APIMessage;
   /** The next read of channel messages fails (status, Discord's error code, its message). */
   failNextRead(status: number, code: number, message: string): void;
+  /**
+   * The next `times` calls of `method` to a path matching `path` (without `/api/v10`, e.g.
+   * /^\/channels\/\d+\/messages$/) are refused with Discord's error body `{ code, message }`.
+   * Returns a function that lifts what is left of the refusal.
+   */
+  failNext(method: string, path: RegExp, failure: RestFailure, times?: number): () => void;
   /** The next read of channel messages is answered after `ms`. */
   delayNextRead(ms: number): void;
   /** A person writes to the bot in a DM. */
@@ -247,6 +253,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     },
     failNextRead: (status, code, message) => handle.failNextRead(status, code, message),
     delayNextRead: (ms) => handle.delayNextRead(ms),
+    failNext: (method, path, failure, times) => handle.failNext(method, path, failure, times),
     dm(content, author = world.people.alice) {
       return world.createMessage({ channelId: world.dmChannelFor(author).id, author, content });
     },

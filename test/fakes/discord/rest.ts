@@ -54,6 +54,13 @@ export interface RestOptions {
   editRateLimit?: { edits: number; perMs: number };
 }
 
+/** An error Discord answers with (e.g. 403, 50001 "Missing Access"; 403, 50013 "Missing Permissions"). */
+export interface RestFailure {
+  status: number;
+  code: number;
+  message: string;
+}
+
 type Reply = { status: number; body?: unknown; headers?: Record<string, string> };
 const error = (status: number, code: number, message: string, errors?: unknown): Reply => ({
   status,
@@ -127,7 +134,8 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
       readDelayMs = 0;
       await new Promise((resolve) => setTimeout(resolve, ms));
     }
-    const failed = isRead(method, path) ? readFailures.shift() : rateLimited(method, path, at);
+    const failed =
+      refused(method, path) ?? (isRead(method, path) ? readFailures.shift() : rateLimited(method, path, at));
     const reply: Reply = failed
       ? failed
       : call.problems.length > 0
@@ -153,7 +161,19 @@ export function createRestHandler(world: World, calls: RecordedCall[], opts: Res
         : error(status, code, message),
     );
   const delayNextRead = (ms: number) => void (readDelayMs = ms);
-  return Object.assign(handle, { acknowledge, failNextRead, delayNextRead });
+  /** Calls refused as Discord refuses them (`failNext`): method, path, the error, how many more times. */
+  const refusals: { method: string; path: RegExp; reply: Reply; left: number }[] = [];
+  const refused = (method: string, path: string): Reply | undefined => {
+    const r = refusals.find((f) => f.left > 0 && f.method === method && f.path.test(path));
+    if (r) r.left--;
+    return r?.reply;
+  };
+  const failNext = (method: string, path: RegExp, failure: RestFailure, times = 1) => {
+    const r = { method, path, reply: error(failure.status, failure.code, failure.message), left: times };
+    refusals.push(r);
+    return () => void (r.left = 0);
+  };
+  return Object.assign(handle, { acknowledge, failNextRead, delayNextRead, failNext });
 
   function route(
     method: string,

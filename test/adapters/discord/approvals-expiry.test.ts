@@ -3,37 +3,21 @@
  * its own (the sweep, every 100 ms here): its message says so without buttons, the model is told
  * and its answer is posted, the tool does not run; a later click is told it was already decided.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDiscordAdapter } from '../../../src/adapters/discord/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { AdminDataPort } from '../../../src/data/index.js';
-import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
-import { openPgliteTestPort } from '../../helpers/db.js';
-import { runAdapter, sentMessages, startHarness, type Harness } from '../../helpers/harness.js';
+import type { FakeDiscord } from '../../fakes/discord/index.js';
+import { sentMessages, type Harness } from '../../helpers/harness.js';
 import { createNoteTool } from '../../helpers/note-tool.js';
 import { buttonsOf, interactionAnswer } from './helpers.js';
-import { approvalOf } from './approval-helpers.js';
+import { approvalOf, useApprovalRig } from './approval-helpers.js';
 
 const { tool: noteTool, written } = createNoteTool();
 
+const rig = useApprovalRig({ tools: [noteTool], written, env: { APPROVAL_SWEEP_MS: '100' } });
 let discord: FakeDiscord;
 let data: AdminDataPort;
 let h: Harness;
-let stop: (() => Promise<void>) | undefined;
-beforeAll(async () => {
-  [discord, data] = await Promise.all([startFakeDiscord(), openPgliteTestPort({ seedDemo: false })]);
-  h = await startHarness({ tools: [noteTool], env: { ...discord.env(), APPROVAL_SWEEP_MS: '100' }, data });
-  stop = await runAdapter(h.sb, createDiscordAdapter(h.sb)!);
-});
-afterAll(async () => {
-  await stop?.();
-  await h?.close();
-  await data?.close();
-  await discord?.close();
-});
-beforeEach(() => {
-  written.length = 0;
-  h.llm.reset();
-});
+beforeAll(() => void ({ discord, data, h } = rig));
 
 const messagesOf = (token: string, count = 1) => interactionAnswer(discord, token, count);
 

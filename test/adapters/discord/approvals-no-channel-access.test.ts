@@ -7,16 +7,15 @@
  * read the channel (Missing Access hides it); otherwise its buttons stay (as the README says) and
  * a click on them is told it expired. The fake refuses the calls with Discord's error body.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIMessage } from 'discord.js';
-import { createDiscordAdapter } from '../../../src/adapters/discord/index.js';
 import { APPROVAL_POINTER } from '../../../src/adapters/discord/approval-channel.js';
 import type { AdminDataPort } from '../../../src/data/index.js';
-import { startFakeDiscord, type FakeDiscord, type RestFailure } from '../../fakes/discord/index.js';
-import { openPgliteTestPort } from '../../helpers/db.js';
-import { runAdapter, startHarness, type Harness } from '../../helpers/harness.js';
+import type { FakeDiscord, RestFailure } from '../../fakes/discord/index.js';
+import type { Harness } from '../../helpers/harness.js';
 import { createNoteTool } from '../../helpers/note-tool.js';
+import { useApprovalRig } from './approval-helpers.js';
 import { buttonsOf, interactionAnswer, specProblems } from './helpers.js';
 
 // Long enough for the first answer on a loaded CI machine, short enough to wait out.
@@ -26,33 +25,19 @@ const MISSING_PERMISSIONS: RestFailure = { status: 403, code: 50013, message: 'M
 const FALLBACK_LOG = 'could not post the approval in the channel; sent through the interaction';
 const { tool: noteTool, written } = createNoteTool();
 
+let lifts: (() => void)[] = [];
+const rig = useApprovalRig({
+  tools: [noteTool],
+  written,
+  discord: { tokenLifetimeMs: TOKEN_LIFETIME_MS },
+  env: { APPROVAL_SWEEP_MS: '100' },
+  logLevel: 'info',
+});
 let discord: FakeDiscord;
 let data: AdminDataPort;
 let h: Harness;
-let stop: (() => Promise<void>) | undefined;
-let lifts: (() => void)[] = [];
-beforeAll(async () => {
-  [discord, data] = await Promise.all([
-    startFakeDiscord({ tokenLifetimeMs: TOKEN_LIFETIME_MS }),
-    openPgliteTestPort({ seedDemo: false }),
-  ]);
-  h = await startHarness({
-    tools: [noteTool],
-    env: { ...discord.env(), APPROVAL_SWEEP_MS: '100' },
-    data,
-    logLevel: 'info',
-  });
-  stop = await runAdapter(h.sb, createDiscordAdapter(h.sb)!);
-});
-afterAll(async () => {
-  await stop?.();
-  await h?.close();
-  await data?.close();
-  await discord?.close();
-});
+beforeAll(() => void ({ discord, data, h } = rig));
 beforeEach(() => {
-  written.length = 0;
-  h.llm.reset();
   for (const lift of lifts) lift();
   lifts = [];
 });

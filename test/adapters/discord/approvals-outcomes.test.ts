@@ -6,37 +6,23 @@
  * turn asks is the bot's own channel message as well.
  */
 import { MessageFlags } from 'discord.js';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDiscordAdapter } from '../../../src/adapters/discord/index.js';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AdminDataPort } from '../../../src/data/index.js';
 import { tenantApprovalsRow } from '../../../src/data/rows.js';
-import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
-import { openPgliteTestPort } from '../../helpers/db.js';
-import { runAdapter, sentMessages, startHarness, type Harness } from '../../helpers/harness.js';
+import type { FakeDiscord } from '../../fakes/discord/index.js';
+import { sentMessages, type Harness } from '../../helpers/harness.js';
 import { createNoteTool } from '../../helpers/note-tool.js';
 import { buttonsOf, interactionAnswer, settle } from './helpers.js';
-import { approvalOf } from './approval-helpers.js';
+import { approvalOf, useApprovalRig } from './approval-helpers.js';
 
 const { tool: noteTool, written } = createNoteTool();
 
+const rig = useApprovalRig({ tools: [noteTool], written });
 let discord: FakeDiscord;
 let data: AdminDataPort;
 let h: Harness;
-let stop: (() => Promise<void>) | undefined;
-beforeAll(async () => {
-  [discord, data] = await Promise.all([startFakeDiscord(), openPgliteTestPort({ seedDemo: false })]);
-  h = await startHarness({ tools: [noteTool], env: discord.env(), data });
-  stop = await runAdapter(h.sb, createDiscordAdapter(h.sb)!);
-});
-afterAll(async () => {
-  await stop?.();
-  await h?.close();
-  await data?.close();
-  await discord?.close();
-});
+beforeAll(() => void ({ discord, data, h } = rig));
 beforeEach(async () => {
-  written.length = 0;
-  h.llm.reset();
   await data.admin('set_tenant_approvals', { tenant: 'default', approvals: null }, tenantApprovalsRow);
 });
 

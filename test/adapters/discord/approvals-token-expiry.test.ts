@@ -4,43 +4,29 @@
  * own channel message, so when nobody decides it, the expiry still edits it: it says it expired
  * and its buttons go; the model's answer follows in the channel; the tool never runs.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createDiscordAdapter } from '../../../src/adapters/discord/index.js';
 import type { AdminDataPort } from '../../../src/data/index.js';
-import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
-import { openPgliteTestPort } from '../../helpers/db.js';
-import { runAdapter, startHarness, type Harness } from '../../helpers/harness.js';
+import type { FakeDiscord } from '../../fakes/discord/index.js';
+import type { Harness } from '../../helpers/harness.js';
 import { createNoteTool } from '../../helpers/note-tool.js';
 import { buttonsOf } from './helpers.js';
-import { approvalOf } from './approval-helpers.js';
+import { approvalOf, useApprovalRig } from './approval-helpers.js';
 
 // Long enough for the first answer on a loaded CI machine, short enough to wait out.
 const TOKEN_LIFETIME_MS = 12_000;
 const { tool: noteTool, written } = createNoteTool();
 
+const rig = useApprovalRig({
+  tools: [noteTool],
+  written,
+  discord: { tokenLifetimeMs: TOKEN_LIFETIME_MS },
+  env: { APPROVAL_SWEEP_MS: '100' },
+});
 let discord: FakeDiscord;
 let data: AdminDataPort;
 let h: Harness;
-let stop: (() => Promise<void>) | undefined;
-beforeAll(async () => {
-  [discord, data] = await Promise.all([
-    startFakeDiscord({ tokenLifetimeMs: TOKEN_LIFETIME_MS }),
-    openPgliteTestPort({ seedDemo: false }),
-  ]);
-  h = await startHarness({ tools: [noteTool], env: { ...discord.env(), APPROVAL_SWEEP_MS: '100' }, data });
-  stop = await runAdapter(h.sb, createDiscordAdapter(h.sb)!);
-});
-afterAll(async () => {
-  await stop?.();
-  await h?.close();
-  await data?.close();
-  await discord?.close();
-});
-beforeEach(() => {
-  written.length = 0;
-  h.llm.reset();
-});
+beforeAll(() => void ({ discord, data, h } = rig));
 
 describe('a slash command’s approval after its interaction token expired', () => {
   it('still loses its buttons and says it expired; the answer follows in the channel', async () => {

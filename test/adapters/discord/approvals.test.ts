@@ -5,39 +5,23 @@
  * answer follows; the clicked message's buttons are disabled.
  */
 import { MessageFlags } from 'discord.js';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDiscordAdapter } from '../../../src/adapters/discord/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { AdminDataPort } from '../../../src/data/index.js';
 import { tenantApprovalsRow } from '../../../src/data/rows.js';
-import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
-import { openPgliteTestPort } from '../../helpers/db.js';
-import { runAdapter, startHarness, type Harness } from '../../helpers/harness.js';
+import type { FakeDiscord } from '../../fakes/discord/index.js';
+import type { Harness } from '../../helpers/harness.js';
 import { createNoteTool } from '../../helpers/note-tool.js';
 import { buttonsOf, interactionAnswer } from './helpers.js';
-import { approvalOf } from './approval-helpers.js';
+import { approvalOf, useApprovalRig } from './approval-helpers.js';
 import { APPROVAL_POINTER } from '../../../src/adapters/discord/approval-channel.js';
 
 const { tool: noteTool, written } = createNoteTool();
 
+const rig = useApprovalRig({ tools: [noteTool], written });
 let discord: FakeDiscord;
 let data: AdminDataPort;
 let h: Harness;
-let stop: (() => Promise<void>) | undefined;
-beforeAll(async () => {
-  [discord, data] = await Promise.all([startFakeDiscord(), openPgliteTestPort({ seedDemo: false })]);
-  h = await startHarness({ tools: [noteTool], env: discord.env(), data });
-  stop = await runAdapter(h.sb, createDiscordAdapter(h.sb)!);
-});
-afterAll(async () => {
-  await stop?.();
-  await h?.close();
-  await data?.close();
-  await discord?.close();
-});
-beforeEach(() => {
-  written.length = 0;
-  h.llm.reset();
-});
+beforeAll(() => void ({ discord, data, h } = rig));
 
 const messagesOf = (token: string, count = 1) => interactionAnswer(discord, token, count);
 

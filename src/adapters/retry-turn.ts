@@ -40,7 +40,11 @@ export function heldForRetry(
         return true;
       }
     : undefined;
-  const source = handle(link.signal, { retryable: d.canRetry === true, ...(stillToDo ? { stillToDo } : {}) });
+  const source = handle(link.signal, {
+    retryable: d.canRetry === true,
+    ...(d.attempt > 1 ? { replay: true } : {}),
+    ...(stillToDo ? { stillToDo } : {}),
+  });
   async function* events(): AsyncGenerator<TurnEvent, void, undefined> {
     try {
       for await (const event of source) {

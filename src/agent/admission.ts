@@ -37,12 +37,20 @@ export interface AdmissionDeps {
  * The limits a turn must pass before it takes the thread: the user's message rate, then the
  * token and cost budgets. A turn over either is refused with a `UserFacingError` saying when to retry.
  */
-export async function admitTurn(deps: AdmissionDeps, message: IncomingMessage, tenant: Tenant): Promise<void> {
+export async function admitTurn(
+  deps: AdmissionDeps,
+  message: IncomingMessage,
+  tenant: Tenant,
+  replay = false,
+): Promise<void> {
   // A decision on a paused step (a click, POST /api/approvals/{id}, the console's y/n) or the
   // sweep's expiry is the rest of a turn admitted when it was asked, not a new message: it neither
   // counts against the user's message rate nor is refused by the budget, or a pending approval
   // could never be closed (an expiry refused here would leave its buttons up for good). Issue 43.
   if (isApprovalAction(message.action)) return;
+  // Another run of a message the inbox already ran (after a crash, an outage or a lost lock) is
+  // the same message: counted again, an outage would use up the user's rate and skip their next ones.
+  if (replay) return deps.budgets.check(message, tenant);
   const flood = await deps.rateLimits.message({
     tenantId: tenant.id,
     platform: message.platform,

@@ -167,7 +167,7 @@ export function createAgent(deps: AgentDeps): Agent {
     const tenant = settings.tenant;
     seen.settings = settings.sources;
     // Structural: every adapter's turn passes here, so no call site can forget the limits or the budget.
-    await admitTurn({ rateLimits, budgets }, message, tenant);
+    await admitTurn({ rateLimits, budgets }, message, tenant, options?.replay === true);
     const key = threadKey(message, tenant.id);
     // The turn's span (tracing on): whose turn, and which conversation (hashed: no channel or user id leaves).
     annotateTurn(tenant.id, key);

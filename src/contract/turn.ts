@@ -216,6 +216,8 @@ export interface TurnOptions {
    * the inbox ran the entry again). The turn then ends with no event.
    */
   stillToDo?: () => Promise<boolean>;
+  /** The inbox ran this message before: it was counted against the user's message rate then. */
+  replay?: boolean;
 }
 
 /**

@@ -20,34 +20,45 @@ describe.skipIf(!REDIS_URL)('a turn that lost its thread lock before showing any
     rig = await startSlackRig({
       mode: 'http',
       // A short lease: the lock renews every 333 ms, so the takeover below is seen quickly.
-      env: { REDIS_URL: REDIS_URL!, INBOX_QUEUE: `locklost${freshTs().replace('.', '')}`, INBOX_LEASE_MS: '1000' },
+      // Two messages a minute per person: each case asks as a person of its own.
+      env: {
+        REDIS_URL: REDIS_URL!,
+        INBOX_QUEUE: `locklost${freshTs().replace('.', '')}`,
+        INBOX_LEASE_MS: '1000',
+        USER_MESSAGES_PER_MINUTE: '2',
+      },
     });
   });
   afterAll(async () => {
     await rig?.close();
   });
 
+  /** Waits for the turn of `ts` to hold its thread, then has another run take the thread for 2 s. */
+  async function anotherRunTakesTheThread(ts: string): Promise<void> {
+    const redis = rig.h.sb.kv.redis!;
+    let lockKey: string | undefined;
+    for (const deadline = Date.now() + 10_000; !lockKey && Date.now() < deadline; await sleep(20))
+      lockKey = (await redis.keys(`switchboard:lock:*${ts}`))[0];
+    expect(lockKey, 'the turn took its thread lock').toBeDefined();
+    await redis.set(lockKey!, 'another-run', 'PX', 2_000);
+  }
+
   it('runs again once the thread is free: one answer, no note', async () => {
     const { llm, slack } = rig;
     // A first turn loads the tokenizer and warms the process: the case below is about the lock alone.
     llm.script({ text: 'Warm.' });
-    const warm = mention('hello');
+    const warm = mention('hello', { user: 'U0LOCK1' });
     await postEvent(rig.eventsUrl, eventBody(warm), sign());
     await slack.waitFor(() => slack.threadReplies('C0CHAN1', warm.ts).length > 0, 'the warm-up answer', 20_000);
     await inboxIdle(rig.h.sb.inbox);
     onTestFailed(() => console.log(rig.h.logs.lines.map((l) => JSON.stringify(l).slice(0, 400)).join('\n'))); // the app's log, to see why
     // The first run's model call is cut short when the lock goes; the second run gets the answer.
     llm.script({ text: 'Too late.', delayMs: 3_000 }, { text: 'The answer, once.' });
-    const event = mention('what are the opening hours?');
-    const redis = rig.h.sb.kv.redis!;
+    const event = mention('what are the opening hours?', { user: 'U0LOCK1' });
     const res = await postEvent(rig.eventsUrl, eventBody(event), sign());
     expect(res.status).toBe(200);
     // The turn holds its thread: another run takes the lease, as after this replica stalled past it.
-    let lockKey: string | undefined;
-    for (const deadline = Date.now() + 10_000; !lockKey && Date.now() < deadline; await sleep(20))
-      lockKey = (await redis.keys(`switchboard:lock:*${event.ts}`))[0];
-    expect(lockKey, 'the turn took its thread lock').toBeDefined();
-    await redis.set(lockKey!, 'another-run', 'PX', 2_000);
+    await anotherRunTakesTheThread(event.ts);
 
     await slack.waitFor(
       () => slack.threadReplies('C0CHAN1', event.ts).some((m) => m.text === 'The answer, once.'),
@@ -70,7 +81,7 @@ describe.skipIf(!REDIS_URL)('a turn that lost its thread lock before showing any
     llm.script({ text: 'The only answer.', delayMs: 4_000 }, { text: 'A second answer.' });
     const chats = () => llm.requestsTo('/chat/completions').length;
     const before = chats();
-    const event = mention('when do you open on saturdays?');
+    const event = mention('when do you open on saturdays?', { user: 'U0LOCK2' });
     expect((await postEvent(rig.eventsUrl, eventBody(event), sign())).status).toBe(200);
     for (const deadline = Date.now() + 10_000; chats() === before && Date.now() < deadline;) await sleep(10);
     // The process stalls (a starved CPU, a long GC pause) for two and a half leases mid-turn: the
@@ -88,4 +99,28 @@ describe.skipIf(!REDIS_URL)('a turn that lost its thread lock before showing any
     expect(chats() - before).toBe(1);
     llm.allowUnused();
   }, 30_000);
+
+  it('a message run again is not counted again against its sender’s message rate', async () => {
+    const { llm, slack } = rig;
+    onTestFailed(() => console.log(rig.h.logs.lines.map((l) => JSON.stringify(l).slice(0, 400)).join('\n'))); // the app's log, to see why
+    const ask = async (text: string) => {
+      const event = mention(text, { user: 'U0LOCK3' });
+      expect((await postEvent(rig.eventsUrl, eventBody(event), sign())).status).toBe(200);
+      return event;
+    };
+    // The first message runs twice (its lock is taken mid-turn); then a second message, within the minute.
+    llm.script({ text: 'Cut short.', delayMs: 3_000 }, { text: 'First answer.' }, { text: 'Second answer.' });
+    const first = await ask('first question');
+    await anotherRunTakesTheThread(first.ts);
+    await slack.waitFor(() => slack.threadReplies('C0CHAN1', first.ts).length > 0, 'the first answer', 20_000);
+    const second = await ask('second question');
+    await slack.waitFor(() => slack.threadReplies('C0CHAN1', second.ts).length > 0, 'the second answer', 20_000);
+    expect(slack.threadReplies('C0CHAN1', first.ts).map((m) => m.text)).toEqual(['First answer.']);
+    expect(slack.threadReplies('C0CHAN1', second.ts).map((m) => m.text)).toEqual(['Second answer.']);
+    // The limit is on: a third message within the minute is refused.
+    const third = await ask('third question');
+    await slack.waitFor(() => slack.threadReplies('C0CHAN1', third.ts).length > 0, 'the refusal', 20_000);
+    expect(slack.threadReplies('C0CHAN1', third.ts)[0]!.text).toMatch(/faster than I can answer \(2 a minute\)/);
+    await inboxIdle(rig.h.sb.inbox);
+  }, 40_000);
 });

@@ -162,10 +162,17 @@ async function withTimeout(
   const linked = linkedSignal([outer]);
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      linked.abort(new ThreadContextError('timeout'));
-      reject(new ThreadContextError('timeout'));
-    }, timeoutMs);
+    timer = setTimeout(
+      // After a stall of the process (a first turn's tokenizer load, a starved CPU) the timer fires
+      // late, before the I/O that arrived meanwhile is read: that answer is given the rest of this
+      // turn of the event loop (setImmediate runs after its I/O), and only then is the read given up.
+      () =>
+        setImmediate(() => {
+          linked.abort(new ThreadContextError('timeout'));
+          reject(new ThreadContextError('timeout'));
+        }),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([source.fetch(since, linked.signal), timedOut]);

@@ -6,7 +6,7 @@
  * only for what is new after another app posts; a refused or slow read leaves the turn answered.
  */
 import { ChannelType } from 'discord.js';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { createDiscordAdapter, type DiscordAdapter } from '../../../src/adapters/discord/index.js';
 import type { AdminDataPort } from '../../../src/data/index.js';
 import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
@@ -34,7 +34,18 @@ afterAll(async () => {
   await data?.close();
   await discord?.close();
 });
-beforeEach(() => h.llm.reset());
+beforeEach(() => {
+  h.llm.reset();
+  // On failure, the app's warnings and the reads it made: a slow or refused read is logged there.
+  onTestFailed(() =>
+    console.log(
+      h.logs.lines
+        .filter((l) => Number(l.level) >= 40 || String(l.msg).includes('context'))
+        .map((l) => JSON.stringify(l).slice(0, 300))
+        .join('\n'),
+    ),
+  );
+});
 
 const reads = () => discord.callsMatching('GET', /^\/channels\/\d+\/messages/);
 const contextOf = (r: RecordedRequest | undefined) =>

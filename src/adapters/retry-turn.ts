@@ -1,6 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { TurnEvent, TurnOptions } from '../contract/turn.js';
 import { linkedSignal } from '../net/linked-signal.js';
 import { DELIVERED_MARK, RetryLaterError, type Delivery } from '../inbox/index.js';
+
+/** How long a replay waits for another, still-alive run of its entry to record its answer delivered. */
+const OTHER_RUN_FINISH_MS = 10_000;
 
 /** One run of an entry's turn, as a delivery consumes it (see `heldForRetry`). */
 export interface HeldTurn {
@@ -25,7 +29,7 @@ export interface HeldTurn {
  * `adopt` gets what it recorded otherwise (messages it posted, for the writer to edit).
  */
 export function heldForRetry(
-  d: Pick<Delivery, 'signal' | 'canRetry' | 'attempt' | 'current'>,
+  d: Pick<Delivery, 'signal' | 'canRetry' | 'attempt' | 'current' | 'recorded'>,
   handle: (signal: AbortSignal, options: TurnOptions) => AsyncIterable<TurnEvent>,
   adopt?: (recorded: string[]) => void,
 ): HeldTurn {
@@ -34,7 +38,19 @@ export function heldForRetry(
   const current = d.attempt > 1 ? d.current : undefined;
   const stillToDo = current
     ? async () => {
-        const recorded = await current();
+        let recorded = await current();
+        // Another run recorded more while this one waited for the thread: it was alive, and it
+        // lets the thread go once its turn ends, a moment before its last post is recorded.
+        const since = performance.now();
+        while (
+          !recorded.includes(DELIVERED_MARK) &&
+          recorded.length > d.recorded.length &&
+          performance.now() - since < OTHER_RUN_FINISH_MS &&
+          !d.signal.aborted
+        ) {
+          await sleep(100);
+          recorded = await current();
+        }
         if (recorded.includes(DELIVERED_MARK)) return false;
         adopt?.(recorded);
         return true;

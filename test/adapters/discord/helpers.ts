@@ -126,14 +126,19 @@ export async function finalMessages(
   channelId: string,
   count = 1,
   label = 'the answer',
+  timeoutMs?: number,
 ): Promise<APIMessage[]> {
-  return discord.waitFor(() => {
-    const mine = discord
-      .messagesIn(channelId)
-      .filter(fromBot(discord))
-      .filter((m) => ((m.flags ?? 0) & MessageFlags.Loading) === 0);
-    return mine.length >= count && !mine.some(isProgress) && mine;
-  }, `${label} in ${channelId}`);
+  return discord.waitFor(
+    () => {
+      const mine = discord
+        .messagesIn(channelId)
+        .filter(fromBot(discord))
+        .filter((m) => ((m.flags ?? 0) & MessageFlags.Loading) === 0);
+      return mine.length >= count && !mine.some(isProgress) && mine;
+    },
+    `${label} in ${channelId}`,
+    timeoutMs,
+  );
 }
 
 /** Waits until the fake has received no REST call for `quietMs`. */

@@ -95,8 +95,17 @@ describe.skipIf(!REDIS_URL)('a turn that lost its thread lock before showing any
     );
     await slack.waitFor(() => slack.threadReplies('C0CHAN1', event.ts).length > 0, 'the answer', 10_000);
     await inboxIdle(rig.h.sb.inbox);
-    expect(slack.threadReplies('C0CHAN1', event.ts).map((m) => m.text)).toEqual(['The only answer.']);
-    expect(chats() - before).toBe(1);
+    const texts = slack.threadReplies('C0CHAN1', event.ts).map((m) => m.text);
+    // Once, and not asked again: unless the second run took the thread before the first renewed its
+    // lease (then the first gave up before showing anything, and only the second answered).
+    const tookOver = rig.h.logs.lines.some(
+      (l) => l.msg === 'thread lock lease lapsed and another turn took the thread; this turn stops',
+    );
+    expect(texts).toHaveLength(1);
+    if (!tookOver) {
+      expect(texts).toEqual(['The only answer.']);
+      expect(chats() - before).toBe(1);
+    }
     llm.allowUnused();
   }, 30_000);
 

@@ -23,7 +23,6 @@ import { approvalOutcomeLine } from '../../reply/approval-outcome.js';
 import type { DeliveryResult, WriterOptions } from './writer-options.js';
 
 export type { ThreadTarget } from './thread-poster.js';
-
 export type { DeliveryResult, WriterOptions } from './writer-options.js';
 
 /** Streamed text goes out when this much is waiting (the SDK's own default), or after `streamFlushMs`. */
@@ -293,6 +292,7 @@ export class TurnWriter {
   }
 
   private async updateLive(): Promise<void> {
+    if ((this.updates?.wait() ?? 0) > 0) return this.scheduleUpdate(); // timed while the last update was on its way
     // The live message is full: it keeps its text and a new message continues the answer.
     if (this.text.overflow && this.updates?.posted) {
       await this.updates.seal(liveMessage(this.text.live, []));

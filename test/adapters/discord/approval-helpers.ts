@@ -82,3 +82,18 @@ export async function approvalOf(
   );
   return { approval, answer: answer! };
 }
+
+/** Every pending approval is past its expiry now: the sweep's next pass expires them. */
+export async function expireNow(data: AdminDataPort): Promise<void> {
+  await data.transport.sql!.query(
+    "update public.tool_approvals set expires_at = now() - interval '1 second' where state = 'pending'",
+  );
+}
+
+/** The approval message once its expiry edited it ("⌛ Expired at …"). */
+export function expiredApproval(discord: FakeDiscord, approvalId: string): Promise<APIMessage> {
+  return discord.waitFor(() => {
+    const m = discord.world.messages.get(approvalId)!;
+    return m.content.startsWith('⌛') && m;
+  }, 'the approval message saying it expired');
+}

@@ -9,7 +9,7 @@ import type { FakeDiscord } from '../../fakes/discord/index.js';
 import { sentMessages, type Harness } from '../../helpers/harness.js';
 import { createNoteTool } from '../../helpers/note-tool.js';
 import { buttonsOf, interactionAnswer } from './helpers.js';
-import { approvalOf, useApprovalRig } from './approval-helpers.js';
+import { approvalOf, expireNow, expiredApproval, useApprovalRig } from './approval-helpers.js';
 
 const { tool: noteTool, written } = createNoteTool();
 
@@ -22,12 +22,6 @@ beforeAll(() => void ({ discord, data, h } = rig));
 const messagesOf = (token: string, count = 1) => interactionAnswer(discord, token, count);
 
 /** Makes every pending approval past its time now (as if APPROVAL_TIMEOUT had passed). */
-async function expireNow(): Promise<void> {
-  await data.transport.sql!.query(
-    "update public.tool_approvals set expires_at = now() - interval '1 second' where state = 'pending'",
-  );
-}
-
 describe('a Discord approval nobody decides', () => {
   it('expires on its own: the message says so, the model is told, the tool does not run', async () => {
     h.llm.script({ toolCalls: [{ name: 'write_note', arguments: { text: 'call the plumber' } }] });
@@ -38,7 +32,7 @@ describe('a Discord approval nobody decides', () => {
     const channelId = approval!.channel_id;
 
     h.llm.script({ text: 'Nobody approved it in time, so I did not note it.' });
-    await expireNow();
+    await expireNow(data);
     const answer = await discord.waitFor(
       () =>
         [...discord.world.messages.values()].find(
@@ -47,10 +41,7 @@ describe('a Discord approval nobody decides', () => {
       'the answer after the expiry',
     );
     expect(answer.id).not.toBe(approval!.id);
-    const updated = await discord.waitFor(() => {
-      const m = discord.world.messages.get(approval!.id)!;
-      return m.content.startsWith('⌛') && m;
-    }, 'the approval message saying it expired');
+    const updated = await expiredApproval(discord, approval!.id);
     expect(updated.content).toMatch(/^⌛ Expired at \d\d:\d\d UTC\.$/);
     expect(updated.components ?? []).toEqual([]);
     expect(written).toEqual([]);
@@ -77,15 +68,12 @@ describe('a Discord approval nobody decides', () => {
     );
 
     h.llm.script({ text: 'No one approved it, so the plants stay unnoted.' });
-    await expireNow();
+    await expireNow(data);
     await discord.waitFor(
       () => discord.messagesIn(asked.id).some((m) => m.content === 'No one approved it, so the plants stay unnoted.'),
       'the answer in the thread',
     );
-    const updated = await discord.waitFor(() => {
-      const m = discord.world.messages.get(approval.id)!;
-      return m.content.startsWith('⌛') && m;
-    }, 'the approval message saying it expired');
+    const updated = await expiredApproval(discord, approval.id);
     expect(updated.content).toMatch(/^⌛ Expired at \d\d:\d\d UTC\.$/);
     expect(updated.components ?? []).toEqual([]);
     expect(written).toEqual([]);

@@ -15,7 +15,7 @@ import type { AdminDataPort } from '../../../src/data/index.js';
 import type { FakeDiscord, RestFailure } from '../../fakes/discord/index.js';
 import type { Harness } from '../../helpers/harness.js';
 import { createNoteTool } from '../../helpers/note-tool.js';
-import { useApprovalRig } from './approval-helpers.js';
+import { expireNow, expiredApproval, useApprovalRig } from './approval-helpers.js';
 import { buttonsOf, interactionAnswer, specProblems } from './helpers.js';
 
 // Long enough for the first answer on a loaded CI machine, short enough to wait out.
@@ -60,12 +60,6 @@ async function askToNote(text: string): Promise<{ approval: APIMessage; token: s
   const ask = discord.command('ask', { question: `note: ${text}` });
   const [approval] = await interactionAnswer(discord, ask.payload.token);
   return { approval: approval!, token: ask.payload.token };
-}
-
-async function expireNow(): Promise<void> {
-  await data.transport.sql!.query(
-    "update public.tool_approvals set expires_at = now() - interval '1 second' where state = 'pending'",
-  );
 }
 
 async function expiredInDatabase(approvalId: string): Promise<void> {
@@ -129,11 +123,8 @@ describe('a slash command’s approval where the bot cannot post in the channel'
     const { approval } = await askToNote('call the plumber');
     h.llm.script({ text: 'Nobody approved it in time, so I did not note it.' });
     const edits = discord.calls.length;
-    await expireNow();
-    const updated = await discord.waitFor(() => {
-      const m = discord.world.messages.get(approval.id)!;
-      return m.content.startsWith('⌛') && m;
-    }, 'the approval message saying it expired');
+    await expireNow(data);
+    const updated = await expiredApproval(discord, approval.id);
     expect(updated.content).toMatch(/^⌛ Expired at \d\d:\d\d UTC\.$/);
     expect(updated.components ?? []).toEqual([]);
     expect(
@@ -151,7 +142,7 @@ describe('a slash command’s approval where the bot cannot post in the channel'
     const { approval } = await askToNote('book the van');
     const from = h.logs.lines.length;
     h.llm.script({ text: 'Nobody approved the van in time.' });
-    await expireNow();
+    await expireNow(data);
     await expiredInDatabase(buttonsOf(approval)[0]!.custom_id.split('|')[1]!);
     // The expiry finds an approval message by reading the channel, which the bot cannot do here.
     const warned = await discord.waitFor(
@@ -172,7 +163,7 @@ describe('a slash command’s approval where the bot cannot post in the channel'
     const { approval } = await askToNote('order toner');
     await sleep(TOKEN_LIFETIME_MS + 200);
     h.llm.script({ text: 'Nobody approved the toner in time.' });
-    await expireNow();
+    await expireNow(data);
     await expiredInDatabase(buttonsOf(approval)[0]!.custom_id.split('|')[1]!);
     const kept = discord.world.messages.get(approval.id)!;
     expect(kept.content).toContain('I need an OK before I go on');

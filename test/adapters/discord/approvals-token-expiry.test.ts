@@ -11,7 +11,7 @@ import type { FakeDiscord } from '../../fakes/discord/index.js';
 import type { Harness } from '../../helpers/harness.js';
 import { createNoteTool } from '../../helpers/note-tool.js';
 import { buttonsOf } from './helpers.js';
-import { approvalOf, useApprovalRig } from './approval-helpers.js';
+import { approvalOf, expiredApproval, expireNow, useApprovalRig } from './approval-helpers.js';
 
 // Long enough for the first answer on a loaded CI machine, short enough to wait out.
 const TOKEN_LIFETIME_MS = 12_000;
@@ -39,13 +39,8 @@ describe('a slash command’s approval after its interaction token expired', () 
     await sleep(TOKEN_LIFETIME_MS + 200);
     const edits = discord.calls.length;
     h.llm.script({ text: 'Nobody approved the note in time, so I did not write it.' });
-    await data.transport.sql!.query(
-      "update public.tool_approvals set expires_at = now() - interval '1 second' where state = 'pending'",
-    );
-    const updated = await discord.waitFor(() => {
-      const m = discord.world.messages.get(approval.id)!;
-      return m.content.startsWith('⌛') && m;
-    }, 'the approval message saying it expired');
+    await expireNow(data);
+    const updated = await expiredApproval(discord, approval.id);
     expect(updated.content).toMatch(/^⌛ Expired at \d\d:\d\d UTC\.$/);
     expect(updated.components ?? []).toEqual([]);
     await discord.waitFor(
